@@ -1,0 +1,54 @@
+# Shared by the runner scripts; sourced, never run.
+
+RLBENCH_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+RLBENCH_CACHE=${RLBENCH_CACHE:-$HOME/.cache/rlbench}
+
+die()  { echo "${0##*/}: $*" >&2; exit 2; }
+fail() { echo "${0##*/}: $*" >&2; exit 1; }
+log()  { echo "${0##*/}: $*" >&2; }
+
+# Console lines that make a point (or a boot) a failure, with the reason
+# recorded for each.  Lockdep reports start with "WARNING: possible ..." or
+# "WARNING: inconsistent lock state", so they are caught as WARN too but
+# named for what they are first.
+FAILURE_PATTERNS=(
+	'Kernel panic - not syncing|panic'
+	'WARNING: (possible (circular|recursive) locking|inconsistent lock state|suspicious RCU usage|bad unlock balance|held lock freed)|lockdep'
+	'BUG: (soft|hard)lockup|softlockup'
+	'rcu: INFO: .*detected stall|rcu_stall'
+	'INFO: task .* blocked for more than|hung_task'
+	'BUG: |BUG'
+	'Oops: |oops'
+	'WARNING: |WARN'
+	'general protection fault|gpf'
+	'EXT4-fs error|ext4_error'
+)
+
+# classify_log FILE: print "reason<TAB>first matching line" for the most
+# specific failure in FILE, nothing when it is clean.
+classify_log() {
+	local entry re reason line
+	for entry in "${FAILURE_PATTERNS[@]}"; do
+		re=${entry%|*}
+		reason=${entry##*|}
+		line=$(grep -a -m1 -E -- "$re" "$1" 2>/dev/null) || continue
+		printf '%s\t%s\n' "$reason" "$line"
+		return 0
+	done
+	return 0
+}
+
+variants_list() {
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$RLBENCH_TOP/kernels/variants" | awk '{print $1}'
+}
+
+# ISO 8601 UTC, the one time format of every document the suite writes.
+now_utc() { date -u +%Y-%m-%dT%H:%M:%SZ; }
+
+# atomic_write PATH: stdin to PATH through a temp file and rename, so a
+# killed runner never leaves half a document behind.
+atomic_write() {
+	local tmp
+	tmp=$(mktemp "$1.tmp.XXXXXX") || return 1
+	cat >"$tmp" && mv -f "$tmp" "$1"
+}

@@ -1,0 +1,52 @@
+#!/bin/bash
+# The runner's input checks and its console classifier, without booting.
+. "$(dirname "$0")/lib/tap.sh"
+. runners/lib.sh
+plan 14
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# classify_log must catch each kind of failure a broken kernel prints, and
+# name the specific one (a lockdep report is also a WARNING line).
+printf '[ 1.0] ok\n[ 2.0] Kernel panic - not syncing: sysrq triggered crash\n' >"$tmp/panic"
+printf '[ 1.0] WARNING: possible circular locking dependency detected\n' >"$tmp/lockdep"
+printf '[ 1.0] INFO: task rlwork:123 blocked for more than 30 seconds.\n' >"$tmp/hung"
+printf '[ 1.0] WARNING: CPU: 1 PID: 7 at mm/filemap.c:100 foo+0x1/0x2\n' >"$tmp/warn"
+printf '[ 1.0] Oops: 0000 [#1] SMP\n' >"$tmp/oops"
+printf '[ 1.0] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:\n' >"$tmp/rcu"
+printf '[ 1.0] EXT4-fs (vda): mounted filesystem\nrlbench: end p001-dio 1 rc=0\n' >"$tmp/clean"
+for k in panic lockdep hung_task:hung WARN:warn oops rcu_stall:rcu; do
+	want=${k%%:*} f=${k##*:}
+	got=$(classify_log "$tmp/$f" | cut -f1)
+	is "$got" "$want" "classify_log names a $want"
+done
+is "$(classify_log "$tmp/clean")" "" "classify_log is silent on a clean log"
+
+# Bad matrices are refused with file, line and reason, before any boot.
+make -s -C workloads >/dev/null 2>&1
+printf 'iterations 3\nruntime ten\npoint dio\n' >"$tmp/m1.matrix"
+run runners/matrix "$tmp/m1.matrix"
+is "$RC" 2 "non-numeric runtime exits 2"
+like "$OUT" "m1.matrix:2: runtime needs a whole number" "names file, line and reason"
+printf 'point dio\nbogus 1\n' >"$tmp/m2.matrix"
+run runners/matrix "$tmp/m2.matrix"
+like "$OUT" "m2.matrix:2: unknown setting 'bogus'" "unknown setting names its line"
+printf 'runtime 1\npoint dio --file /etc/passwd\n' >"$tmp/m3.matrix"
+run runners/matrix "$tmp/m3.matrix"
+like "$OUT" "m3.matrix:2: '--file' is set by the runner" "runner-owned options are refused"
+printf 'runtime 1\n\npoint no-such-workload\n' >"$tmp/m4.matrix"
+run runners/matrix "$tmp/m4.matrix"
+like "$RC:$OUT" "^2:.*m4.matrix:3: point 'no-such-workload" "rlwork's own check rejects an unknown workload with the line"
+
+for m in configs/*.matrix; do
+	runners/matrix "$m" >/dev/null 2>"$tmp/err"
+	[ -s "$tmp/err" ] && cat "$tmp/err" >&2
+done
+run bash -c 'for m in configs/*.matrix; do runners/matrix "$m" >/dev/null || exit 1; done'
+is "$RC" 0 "every committed matrix parses"
+
+run runners/run bench --kernel no-such-kernel --matrix smoke
+like "$RC:$OUT" "^2:.*unknown KERNEL='no-such-kernel'; valid: .*stock" "unknown KERNEL lists the valid ones"
+
+done_testing
