@@ -16,7 +16,9 @@ CANDIDATE ?=
 SCRATCH   ?=
 FORCE     ?= 0
 KSRC      ?=
+ifneq ($(KSRC),)
 export KSRC
+endif
 
 # Parts that have a Makefile; each builds with `make -C <dir> all`.
 SUBDIRS := $(patsubst %/Makefile,%,$(wildcard workloads/Makefile analysis/Makefile tests/rangelock/Makefile))

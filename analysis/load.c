@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Read a run directory (<run>/<variant>/<point>-i<N>.result.json) into points
+ * (workload + params), variants and per-group metric values.
+ */
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rlstat.h"
+
+struct doc {
+	char *path, *variant, *label;
+	json_t *j;
+	int point, variant_idx;
+};
+
+struct docs {
+	struct doc *d;
+	int n, cap;
+};
+
+static const char *const known_order[] = {
+	"imutex", "stock", "rangelock", "rwsem-range", "host",
+};
+
+static int variant_rank(const char *v)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(known_order) / sizeof(known_order[0]); i++)
+		if (!strcmp(v, known_order[i]))
+			return i;
+	return 100;
+}
+
+static int variant_cmp(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	int rx = variant_rank(x), ry = variant_rank(y);
+
+	return rx != ry ? rx - ry : strcmp(x, y);
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int has_suffix(const char *s, const char *suf)
+{
+	size_t l = strlen(s), m = strlen(suf);
+
+	return l > m && !strcmp(s + l - m, suf);
+}
+
+/* Sorted names in dir; dirs_only selects subdirectories. */
+static char **list_dir(const char *dir, bool dirs_only, const char *suffix,
+		       int *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **v = NULL;
+	int cap = 0;
+	struct stat st;
+
+	*n = 0;
+	if (!d)
+		die_input("%s: cannot open directory (expected a run "
+			  "directory results/<run>)", dir);
+	while ((e = readdir(d))) {
+		char *p;
+
+		if (e->d_name[0] == '.')
+			continue;
+		if (suffix && !has_suffix(e->d_name, suffix))
+			continue;
+		p = xasprintf("%s/%s", dir, e->d_name);
+		if (stat(p, &st) || (dirs_only != !!S_ISDIR(st.st_mode))) {
+			free(p);
+			continue;
+		}
+		free(p);
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 16;
+			v = realloc(v, cap * sizeof(*v));
+			if (!v)
+				die_input("out of memory");
+		}
+		v[(*n)++] = xstrdup(e->d_name);
+	}
+	closedir(d);
+	if (*n)
+		qsort(v, *n, sizeof(*v), str_cmp);
+	return v;
+}
+
+static void docs_add(struct docs *ds, char *path, char *variant, char *label,
+		     json_t *j)
+{
+	if (ds->n == ds->cap) {
+		ds->cap = ds->cap ? 2 * ds->cap : 64;
+		ds->d = realloc(ds->d, ds->cap * sizeof(*ds->d));
+		if (!ds->d)
+			die_input("out of memory");
+	}
+	ds->d[ds->n++] = (struct doc){ path, variant, label, j, -1, -1 };
+}
+
+/* "p001-dio-i2.result.json" -> "p001-dio" */
+static char *point_label(const char *file)
+{
+	char *l = xstrdup(file), *i;
+
+	l[strlen(l) - strlen(".result.json")] = 0;
+	i = strrchr(l, '-');
+	if (i && i[1] == 'i' && strspn(i + 2, "0123456789") == strlen(i + 2)
+	    && i[2])
+		*i = 0;
+	return l;
+}
+
+static void load_docs(struct run *r, struct docs *ds)
+{
+	char **vdirs, **files;
+	int nv, nf, i, k;
+
+	vdirs = list_dir(r->dir, true, NULL, &nv);
+	for (i = 0; i < nv; i++) {
+		char *vd = xasprintf("%s/%s", r->dir, vdirs[i]);
+
+		files = list_dir(vd, false, ".result.json", &nf);
+		for (k = 0; k < nf; k++) {
+			char *p = xasprintf("%s/%s", vd, files[k]);
+			json_t *j = load_result(p);
+			const char *kv = json_string_value(json_object_get(
+				json_object_get(j, "kernel"), "variant"));
+
+			if (kv && strcmp(kv, vdirs[i]))
+				die_input("%s: kernel.variant \"%s\" does not "
+					  "match its directory \"%s\"",
+					  p, kv, vdirs[i]);
+			docs_add(ds, p, xstrdup(vdirs[i]),
+				 point_label(files[k]), j);
+			free(files[k]);
+		}
+		free(files);
+		free(vd);
+	}
+	if (!ds->n)
+		die_input("%s: no <variant>/*.result.json files (expected a "
+			  "run directory results/<run>)", r->dir);
+	for (i = 0; i < nv; i++)
+		free(vdirs[i]);
+	free(vdirs);
+}
+
+static char *params_string(json_t *params, bool skip_threads)
+{
+	const char *k;
+	json_t *v;
+	char *s = xstrdup(""), *t, *val;
+
+	json_object_foreach(params, k, v) {
+		if (skip_threads && !strcmp(k, "threads"))
+			continue;
+		if (json_is_string(v))
+			val = xstrdup(json_string_value(v));
+		else
+			val = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+		t = xasprintf("%s%s%s=%s", s, *s ? " " : "", k, val);
+		free(val);
+		free(s);
+		s = t;
+	}
+	return s;
+}
+
+static enum mkind metric_kind(json_t *doc, const char *name,
+			      struct metric_def *d)
+{
+	const char *rest;
+	json_t *op;
+
+	if (!strncmp(name, "counters.", 9)) {
+		d->counter = xstrdup(name + 9);
+		return MK_COUNTER;
+	}
+	op = metric_op(doc, name, &rest);
+	d->op = xstrdup(json_string_value(json_object_get(op, "name")));
+	if (!strcmp(rest, "ops_per_s"))
+		return MK_OPS;
+	if (!strcmp(rest, "bytes_per_s"))
+		return MK_BYTES;
+	d->pct = xstrdup(rest + 8);
+	return MK_LAT;
+}
+
+static void point_add_metrics(struct point *pt, struct doc *dc)
+{
+	json_t *ms = json_object_get(dc->j, "metrics"), *m;
+	size_t i;
+	int k;
+
+	json_array_foreach(ms, i, m) {
+		const char *name = json_string_value(json_object_get(m, "name"));
+		const char *unit = json_string_value(json_object_get(m, "unit"));
+		bool hib = json_is_true(json_object_get(m, "higher_is_better"));
+		struct metric_def *d;
+
+		for (k = 0; k < pt->ndefs; k++)
+			if (!strcmp(pt->defs[k].name, name))
+				break;
+		if (k < pt->ndefs) {
+			d = &pt->defs[k];
+			if (strcmp(d->unit, unit) || d->higher_is_better != hib)
+				die_input("%s: metric \"%s\" has unit/direction "
+					  "different from other results of "
+					  "this point", dc->path, name);
+			continue;
+		}
+		pt->defs = realloc(pt->defs, (pt->ndefs + 1) * sizeof(*d));
+		if (!pt->defs)
+			die_input("out of memory");
+		d = &pt->defs[pt->ndefs++];
+		memset(d, 0, sizeof(*d));
+		d->name = xstrdup(name);
+		d->unit = xstrdup(unit);
+		d->higher_is_better = hib;
+		d->kind = metric_kind(dc->j, name, d);
+	}
+}
+
+static int find_point(struct run *r, struct doc *dc)
+{
+	json_t *params = json_object_get(dc->j, "params"), *th;
+	char *ps = json_dumps(params, JSON_SORT_KEYS | JSON_COMPACT);
+	char *key = xasprintf("%s %s",
+		json_string_value(json_object_get(dc->j, "workload")), ps);
+	struct point *pt;
+	int i;
+
+	free(ps);
+	for (i = 0; i < r->npoints; i++)
+		if (!strcmp(r->points[i]->key, key)) {
+			free(key);
+			return i;
+		}
+	pt = xcalloc(1, sizeof(*pt));
+	pt->key = key;
+	pt->label = xstrdup(dc->label);
+	pt->workload = xstrdup(json_string_value(json_object_get(dc->j,
+							      "workload")));
+	pt->params = json_incref(params);
+	pt->params_str = params_string(params, false);
+	pt->params_nothreads = params_string(params, true);
+	th = json_object_get(params, "threads");
+	pt->threads = json_is_integer(th) ? (int)json_integer_value(th) : -1;
+	r->points = realloc(r->points, (r->npoints + 1) * sizeof(pt));
+	if (!r->points)
+		die_input("out of memory");
+	r->points[r->npoints] = pt;
+	return r->npoints++;
+}
+
+static int point_cmp(const void *a, const void *b)
+{
+	const struct point *x = *(struct point *const *)a;
+	const struct point *y = *(struct point *const *)b;
+	int c = strcmp(x->label, y->label);
+
+	return c ? c : strcmp(x->key, y->key);
+}
+
+int run_variant_index(const struct run *r, const char *name)
+{
+	int i;
+
+	for (i = 0; i < r->nvariants; i++)
+		if (!strcmp(r->variants[i], name))
+			return i;
+	return -1;
+}
+
+int run_point_index(const struct run *r, const char *key)
+{
+	int i;
+
+	for (i = 0; i < r->npoints; i++)
+		if (!strcmp(r->points[i]->key, key))
+			return i;
+	return -1;
+}
+
+struct group *run_group(const struct run *r, int point, int variant)
+{
+	return r->groups[point * r->nvariants + variant];
+}
+
+static struct group *group_get(struct run *r, struct doc *dc)
+{
+	struct group **g = &r->groups[dc->point * r->nvariants +
+				      dc->variant_idx];
+	struct point *pt = r->points[dc->point];
+
+	if (!*g) {
+		*g = xcalloc(1, sizeof(**g));
+		(*g)->variant = r->variants[dc->variant_idx];
+		(*g)->pt = pt;
+		(*g)->nm = pt->ndefs;
+		(*g)->m = xcalloc(pt->ndefs, sizeof(*(*g)->m));
+	}
+	return *g;
+}
+
+static void push_val(struct group_metric *gm, double v)
+{
+	gm->vals = realloc(gm->vals, (gm->nvals + 1) * sizeof(double));
+	if (!gm->vals)
+		die_input("out of memory");
+	gm->vals[gm->nvals++] = v;
+}
+
+static struct lathist *group_ophist(struct group *g, const char *op)
+{
+	int i;
+
+	for (i = 0; i < g->nops; i++)
+		if (!strcmp(g->opname[i], op))
+			return g->ophist[i];
+	g->opname = realloc(g->opname, (g->nops + 1) * sizeof(char *));
+	g->ophist = realloc(g->ophist, (g->nops + 1) * sizeof(void *));
+	if (!g->opname || !g->ophist)
+		die_input("out of memory");
+	g->opname[g->nops] = xstrdup(op);
+	g->ophist[g->nops] = lathist_new();
+	return g->ophist[g->nops++];
+}
+
+static json_t *find_op(json_t *doc, const char *name)
+{
+	json_t *op;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "ops"), i, op)
+		if (!strcmp(json_string_value(json_object_get(op, "name")),
+			    name))
+			return op;
+	return NULL;
+}
+
+/* One iteration's value of a metric; latency from its own histogram. */
+static double doc_value(struct doc *dc, struct group *g,
+			struct group_metric *gm)
+{
+	const struct metric_def *d = gm->def;
+	json_t *op = NULL, *v = NULL, *lat, *h;
+	struct lathist *lh;
+	const char *w;
+	double x;
+
+	if (d->kind == MK_COUNTER)
+		v = json_object_get(json_object_get(dc->j, "counters"),
+				    d->counter);
+	else if (!(op = find_op(dc->j, d->op)))
+		die_input("%s: op \"%s\" (metric %s) missing; other results of "
+			  "this point have it", dc->path, d->op, d->name);
+	if (d->kind == MK_OPS)
+		v = json_object_get(op, "ops_per_s");
+	else if (d->kind == MK_BYTES)
+		v = json_object_get(op, "bytes_per_s");
+	if (d->kind != MK_LAT) {
+		if (!json_is_number(v))
+			die_input("%s: metric %s missing", dc->path, d->name);
+		return json_number_value(v);
+	}
+	lat = json_object_get(op, "lat_ns");
+	h = json_object_get(lat, "hist");
+	if (h) {
+		lh = lathist_new();
+		if (lathist_add_json(lh, h, &w))
+			die_input("%s: %s", dc->path, w);
+		if (lathist_total(lh)) {
+			if (!gm->hist)
+				gm->hist = lathist_new();
+			lathist_merge(gm->hist, lh);
+			x = lathist_percentile(lh, atof(d->pct));
+			lathist_free(lh);
+			return x;
+		}
+		lathist_free(lh);
+	}
+	(void)g;
+	v = json_object_get(json_object_get(lat, "percentiles"), d->pct);
+	if (!json_is_number(v))
+		die_input("%s: metric %s: no histogram counts and no "
+			  "lat_ns.percentiles.\"%s\"", dc->path, d->name,
+			  d->pct);
+	return json_number_value(v);
+}
+
+static void add_op_hists(struct doc *dc, struct group *g)
+{
+	json_t *op, *h;
+	const char *w;
+	size_t i;
+
+	json_array_foreach(json_object_get(dc->j, "ops"), i, op) {
+		h = json_object_get(json_object_get(op, "lat_ns"), "hist");
+		if (!h)
+			continue;
+		if (lathist_add_json(group_ophist(g, json_string_value(
+				json_object_get(op, "name"))), h, &w))
+			die_input("%s: %s", dc->path, w);
+	}
+}
+
+static void add_doc(struct run *r, struct doc *dc, int **seen, int *nseen)
+{
+	struct group *g = group_get(r, dc);
+	int gi = dc->point * r->nvariants + dc->variant_idx;
+	int it = json_integer_value(json_object_get(dc->j, "iteration"));
+	json_t *verr;
+	int i;
+
+	for (i = 0; i < nseen[gi]; i++)
+		if (seen[gi][i] == it)
+			die_input("%s: iteration %d of %s/%s appears twice",
+				  dc->path, it, dc->variant,
+				  r->points[dc->point]->label);
+	seen[gi] = realloc(seen[gi], (nseen[gi] + 1) * sizeof(int));
+	seen[gi][nseen[gi]++] = it;
+	g->niter++;
+	if (!g->release)
+		g->release = xstrdup(json_string_value(json_object_get(
+			json_object_get(dc->j, "kernel"), "release")));
+	if (!g->accel && json_is_string(json_object_get(
+			json_object_get(dc->j, "env"), "accel")))
+		g->accel = xstrdup(json_string_value(json_object_get(
+			json_object_get(dc->j, "env"), "accel")));
+	verr = json_object_get(json_object_get(dc->j, "verify"), "errors");
+	if (!strcmp(json_string_value(json_object_get(dc->j, "status")),
+		    "failed") ||
+	    (json_is_integer(verr) && json_integer_value(verr) > 0)) {
+		g->nfailed++;
+		if (!g->first_error) {
+			json_t *e = json_object_get(dc->j, "error");
+
+			g->first_error = xasprintf("%s: %s", dc->path,
+				json_is_string(e) ? json_string_value(e) :
+				"verification errors");
+		}
+		return;
+	}
+	for (i = 0; i < g->nm; i++) {
+		g->m[i].def = &r->points[dc->point]->defs[i];
+		push_val(&g->m[i], doc_value(dc, g, &g->m[i]));
+	}
+	add_op_hists(dc, g);
+}
+
+static void group_finish(struct group *g, double conf)
+{
+	struct group_metric *gm;
+	bool rate;
+	int i;
+
+	for (i = 0; i < g->nm; i++) {
+		gm = &g->m[i];
+		if (!gm->def)
+			gm->def = &g->pt->defs[i];
+		rate = gm->def->kind == MK_OPS || gm->def->kind == MK_BYTES;
+		stat_summary(gm->vals, gm->nvals, rate, conf, &gm->s);
+		gm->value = gm->s.mean;
+		if (gm->def->kind == MK_LAT && gm->hist &&
+		    lathist_total(gm->hist))
+			gm->value = lathist_percentile(gm->hist,
+						       atof(gm->def->pct));
+	}
+}
+
+struct run *run_load(const char *dir, double conf)
+{
+	struct run *r = xcalloc(1, sizeof(*r));
+	struct docs ds = { 0 };
+	struct point **orig;
+	json_error_t err;
+	char *mp;
+	int i, k, **seen, *nseen;
+
+	r->dir = xstrdup(dir);
+	mp = xasprintf("%s/meta.json", dir);
+	if (!access(mp, F_OK)) {
+		r->meta = json_load_file(mp, 0, &err);
+		if (!r->meta)
+			die_input("%s: invalid JSON at line %d: %s", mp,
+				  err.line, err.text);
+		if (!json_is_object(r->meta))
+			die_input("%s: not a JSON object", mp);
+	}
+	free(mp);
+	load_docs(r, &ds);
+	r->nfiles = ds.n;
+	for (i = 0; i < ds.n; i++) {
+		if (run_variant_index(r, ds.d[i].variant) < 0) {
+			r->variants = realloc(r->variants,
+				(r->nvariants + 1) * sizeof(char *));
+			r->variants[r->nvariants++] = ds.d[i].variant;
+		}
+		ds.d[i].point = find_point(r, &ds.d[i]);
+		if (!r->env)
+			r->env = json_incref(json_object_get(ds.d[i].j, "env"));
+		if (!strcmp(json_string_value(json_object_get(ds.d[i].j,
+				"status")), "ok"))
+			point_add_metrics(r->points[ds.d[i].point], &ds.d[i]);
+	}
+	qsort(r->variants, r->nvariants, sizeof(char *), variant_cmp);
+	orig = xcalloc(r->npoints, sizeof(*orig));
+	memcpy(orig, r->points, r->npoints * sizeof(*orig));
+	qsort(r->points, r->npoints, sizeof(*orig), point_cmp);
+	r->groups = xcalloc(r->npoints * r->nvariants, sizeof(*r->groups));
+	seen = xcalloc(r->npoints * r->nvariants, sizeof(*seen));
+	nseen = xcalloc(r->npoints * r->nvariants, sizeof(*nseen));
+	for (i = 0; i < ds.n; i++) {
+		for (k = 0; k < r->npoints; k++)
+			if (r->points[k] == orig[ds.d[i].point])
+				break;
+		ds.d[i].point = k;
+		ds.d[i].variant_idx = run_variant_index(r, ds.d[i].variant);
+		add_doc(r, &ds.d[i], seen, nseen);
+	}
+	for (i = 0; i < r->npoints * r->nvariants; i++) {
+		if (r->groups[i])
+			group_finish(r->groups[i], conf);
+		free(seen[i]);
+	}
+	for (i = 0; i < ds.n; i++) {
+		json_decref(ds.d[i].j);
+		free(ds.d[i].path);
+		free(ds.d[i].label);
+	}
+	free(seen);
+	free(nseen);
+	free(orig);
+	free(ds.d);
+	return r;
+}

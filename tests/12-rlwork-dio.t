@@ -1,0 +1,92 @@
+#!/bin/bash
+# rlwork dio on the host kernel for about a second, result JSON checked
+# field by field against docs/formats.md.
+. "$(dirname "$0")/../workloads/tests/tap.sh"
+need_rlwork
+command -v jq >/dev/null || { echo "1..0 # skip jq not installed"; exit 0; }
+plan 24
+
+dir=$(mktemp -d /tmp/rlwork-dio-test.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+j=$dir/dio.result.json
+
+run "$RLWORK" dio --file "$dir/dio.dat" --size 16m --threads 2 --runtime 1 \
+	--ramp 0.2 --json "$j" --variant stock --iteration 3 \
+	--env runner=host --env accel=none --env guest_cpus=2 --env ratio=0.5
+ok $rc "rlwork dio ran for a second (exit 0)"
+[ "$rc" -eq 0 ] || echo "$err" | diag
+[ ! -e "$dir/dio.dat" ] && [ -z "$(ls "$dir" | grep -v '^dio.result.json$')" ]
+ok $? "the file it created is gone, no temp file left next to the JSON"
+
+jq_ok "schema, workload, status" "$j" \
+	'.schema == "rlbench-result/1" and .workload == "dio" and .status == "ok"'
+jq_ok "params: resolved options with JSON types" "$j" \
+	'.params | .threads == 2 and .bs == 4096 and .size == 16777216 and
+	 .layout == "random" and .rw == "read" and .verify == false'
+jq_ok "params leave out runtime, ramp, file, json and bookkeeping" "$j" \
+	'.params | [has("runtime", "ramp", "file", "json", "variant",
+	 "iteration", "env", "dry-run", "inject-corruption")] | any | not'
+jq_ok "iteration, runtime_s (measured), ramp_s" "$j" \
+	'.iteration == 3 and .runtime_s > 0.9 and .runtime_s < 5 and .ramp_s == 0.2'
+jq_ok "kernel block: variant, release, strategy" "$j" \
+	".kernel.variant == \"stock\" and .kernel.release == \"$(uname -r)\" and
+	 (.kernel | has(\"strategy\"))"
+jq_ok "env block: cpus, mem_mb, fs, started" "$j" \
+	".env.cpus == $(nproc) and .env.mem_mb > 0 and .env.fs == \"$(findmnt -n -o FSTYPE -T /tmp | tail -n 1)\" and
+	 (.env.started | test(\"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$\"))"
+jq_ok "--env values: strings stay strings, numbers become numbers" "$j" \
+	'.env.runner == "host" and .env.accel == "none" and .env.guest_cpus == 2 and .env.ratio == 0.5'
+jq_ok "ops: read and write, read did work" "$j" \
+	'[.ops[].name] == ["read", "write"] and .ops[0].count > 100 and
+	 .ops[0].ops_per_s > 100 and .ops[1].count == 0'
+jq_ok "bytes_per_s is ops_per_s times bs" "$j" \
+	'.ops[0] | (.bytes_per_s / .ops_per_s - 4096 | fabs) < 0.01'
+jq_ok "ops_per_s is count over runtime_s" "$j" \
+	'(.ops[0].count / .runtime_s - .ops[0].ops_per_s | fabs) < 1'
+jq_ok "lat_ns has min, mean, max, stddev and the five percentiles" "$j" \
+	'.ops[0].lat_ns | (.min > 0 and .min <= .mean and .mean <= .max and
+	 .stddev >= 0 and (.percentiles | keys == ["50", "90", "99", "99.9", "99.99"]))'
+jq_ok "percentiles are ordered" "$j" \
+	'.ops[0].lat_ns.percentiles | .["50"] <= .["90"] and .["90"] <= .["99"] and
+	 .["99"] <= .["99.9"] and .["99.9"] <= .["99.99"]'
+jq_ok "hist: bits 6, counts add up to the op count" "$j" \
+	'.ops[0] | .lat_ns.hist.bits == 6 and ([.lat_ns.hist.counts[]] | add) == .count'
+jq_ok "hist: only non-zero buckets, decimal string indices below 3776" "$j" \
+	'[.ops[0].lat_ns.hist.counts | to_entries[] | (.value > 0 and
+	 (.key | test("^[0-9]+$")) and (.key | tonumber) < 3776)] | all'
+# the percentile recomputed from the stored buckets (docs/formats.md)
+jq_ok "p50 and p99 recomputed from the buckets match the reported ones" "$j" '
+	def mid: if . < 64 then . else (((. / 64) | floor) - 1) as $s |
+		((64 + . % 64) * pow(2; $s)) as $lo |
+		($lo + (((pow(2; $s) - 1) / 2) | floor)) end;
+	def pct($p; $c; $total): ([$c | to_entries[] | {k: (.key | tonumber), v: .value}]
+		| sort_by(.k)) as $b | ([1, (($p / 100 * $total) | ceil)] | max) as $rank |
+		[foreach $b[] as $x (0; . + $x.v; if . >= $rank then $x.k else empty end)]
+		| first | mid;
+	.ops[0] | .lat_ns.hist.counts as $c | .count as $n |
+	pct(50; $c; $n) == .lat_ns.percentiles["50"] and
+	pct(99; $c; $n) == .lat_ns.percentiles["99"]'
+jq_ok "metrics: declared with unit and direction" "$j" \
+	'[.metrics[] | select(.name == "read.ops_per_s")][0] == {"name": "read.ops_per_s", "unit": "ops/s", "higher_is_better": true} and
+	 [.metrics[] | select(.name == "read.lat_ns.p99")][0].higher_is_better == false and
+	 ([.metrics[].name] | index("write.bytes_per_s") != null)'
+jq_ok "counters present, verify disabled" "$j" \
+	'.counters.short_ios == 0 and .verify == {"enabled": false, "checked": 0, "errors": 0, "first_error": null}'
+grep -q "^rlwork dio: resolved options" <<<"$out" && grep -q "^  read " <<<"$out"
+ok $? "stdout has the resolved options and a summary table"
+
+run "$RLWORK" dio --file "$dir/dio.dat" --size 16m --threads 2 --runtime 1 \
+	--ramp 0.2 --verify --rw rw --layout disjoint --bs 8k --json "$j"
+ok $rc "dio --verify --rw=rw --layout=disjoint: exit 0"
+jq_ok "... zero verification errors, pages checked, both ops ran" "$j" \
+	'.verify.enabled and .verify.errors == 0 and .verify.checked > 100 and
+	 .ops[0].count > 0 and .ops[1].count > 0 and .params.verify == true'
+
+# an existing rlwork file is reused and kept; one it made is deleted
+run "$RLWORK" dio --file "$dir/kept.dat" --size 1m --runtime 0.2 --ramp 0 --keep
+run "$RLWORK" dio --file "$dir/kept.dat" --size 1m --runtime 0.2 --ramp 0 --rw write
+ok $(( rc != 0 )) "a file rlwork created (--keep) may be rewritten without --force"
+[ -f "$dir/kept.dat" ]
+ok $? "... and is not deleted by a run that did not create it"
+
+done_testing

@@ -1,0 +1,63 @@
+#!/bin/bash
+# Every workload runs about a second on the host with --verify and the
+# oracle finds no error; the JSON says verification was on.
+. "$(dirname "$0")/../workloads/tests/tap.sh"
+need_rlwork
+command -v jq >/dev/null || { echo "1..0 # skip jq not installed"; exit 0; }
+
+# ops that must have run | the command
+cases=(
+	"read,write|dio --rw=rw --layout=shared --threads 2"
+	"fault,punch,refill|mmap-punch --overlap=identical --threads 2"
+	"fault,punch,refill|mmap-punch --overlap=interleaved --punch-len 16k"
+	"fault,punch,refill|mmap-punch --overlap=disjoint --refill-threads 2"
+	"truncate,extend,read,write,fault,dio_read|truncate-storm --threads 1"
+	"truncate,fault,dio_read|truncate-storm --roles fault,dio --truncate-threads 2 --min-size 8m"
+	"read,write|buffered-rw --rw=rw --cache=cold --threads 2 --layout=disjoint"
+	"read|readahead --threads 2"
+	"read,willneed|readahead --mode=willneed --window 256k"
+)
+plan $(( ${#cases[@]} * 2 + 3 ))
+
+dir=$(mktemp -d /tmp/rlwork-wl-test.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+j=$dir/r.json
+
+n=0
+for oc in "${cases[@]}"; do
+	ops=${oc%%|*} c=${oc#*|}
+	w=${c%% *}
+	# shellcheck disable=SC2086
+	run "$RLWORK" $c --file "$dir/w.dat" --size 16m --runtime 1 --ramp 0.2 \
+		--verify --json "$j"
+	ok $rc "$c: exit 0"
+	[ "$rc" -eq 0 ] || echo "$err" | diag
+	jq_ok "$c: verify on, pages checked, 0 errors, $ops ran" "$j" \
+		".workload == \"$w\" and .status == \"ok\" and .verify.enabled and
+		 .verify.errors == 0 and .verify.checked > 0 and
+		 (\"$ops\" | split(\",\")) - [.ops[] | select(.count > 0) | .name] == []"
+	cp "$j" "$dir/$w-$((n += 1)).result.json"
+done
+
+run "$RLWORK" truncate-storm --file "$dir/w.dat" --size 16m --runtime 1 \
+	--ramp 0.2 --verify --roles fault --min-size 0 --json "$j"
+jq_ok "truncate-storm: SIGBUS past EOF is caught and counted, not fatal" "$j" \
+	'.status == "ok" and .counters.sigbus > 0 and
+	 ([.ops[] | select(.name == "truncate")][0].count > 0)'
+run "$RLWORK" mmap-punch --file "$dir/w.dat" --size 16m --runtime 1 \
+	--ramp 0.2 --verify --json "$j"
+jq_ok "mmap-punch: fault, punch and refill each have their own histogram" "$j" \
+	'[.ops[] | select(.count > 0) | .name] == ["fault", "punch", "refill"] and
+	 ([.ops[] | .lat_ns.hist.counts | length > 0] | all) and
+	 .counters.read_faults > 0 and .counters.write_faults > 0'
+
+# the analysis side's schema check, when it is built
+if [ -x analysis/rlstat ]; then
+	run analysis/rlstat validate "$dir"/*.result.json
+	ok $rc "every result validates against rlbench-result/1 (rlstat validate)"
+	[ "$rc" -eq 0 ] || echo "$out $err" | diag
+else
+	skip "analysis/rlstat not built"
+fi
+
+done_testing

@@ -1,0 +1,105 @@
+#!/bin/bash
+# Malformed, truncated and schema-mismatched input: reported with the file
+# name and the reason, exit 2, never skipped.
+. "$(dirname "$0")/lib/tap.sh"
+[ -x analysis/rlstat ] || make -s -C analysis >/dev/null || exit 2
+plan 28
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+R=analysis/rlstat
+good=tests/fixtures/run-small/stock/p000-dio-i1.result.json
+
+run $R validate "$good"
+is "$RC" 0 "validate accepts a fixture result"
+
+# bad DESC JQ-FILTER REGEX: the mutated document must be refused, naming
+# the file and the reason.
+bad() {
+	local f=$tmp/bad-$TAP_N.result.json
+	jq -c "$2" "$good" >"$f" || { ok 1 "$1 (jq failed)"; return; }
+	run $R validate "$f"
+	[ "$RC" = 2 ] && [[ $OUT == *"$f"* ]] && [[ $OUT =~ $3 ]]
+	_tap $? "$1" "rc=$RC out=$OUT"
+}
+bad "wrong schema" '.schema = "rlbench-result/2"' 'schema is not "rlbench-result/1"'
+bad "missing status" 'del(.status)' 'status is not'
+bad "failed without error" '.status = "failed"' 'error is not a string'
+bad "iteration 0" '.iteration = 0' 'iteration is not an integer >= 1'
+bad "params with an object value" '.params.x = {}' 'params.x is not'
+bad "kernel without release" 'del(.kernel.release)' 'kernel needs release'
+bad "empty ops" '.ops = []' 'ops is not a non-empty array'
+bad "negative ops_per_s" '.ops[0].ops_per_s = -1' 'ops_per_s is not a number >= 0'
+bad "missing metrics" 'del(.metrics)' 'metrics is not a non-empty array'
+bad "metric without direction" 'del(.metrics[0].higher_is_better)' 'higher_is_better is not a boolean'
+bad "metric naming no op" '.metrics[0].name = "fsync.ops_per_s"' 'names no op'
+bad "metric of an unknown field" '.metrics[0].name = "read.iops"' 'accepted are'
+bad "histogram with other bits" '.ops[0].lat_ns.hist.bits = 5' 'hist.bits is not 6'
+bad "histogram index out of range" '.ops[0].lat_ns.hist.counts["3776"] = 1' 'not a bucket index'
+bad "negative histogram count" '.ops[0].lat_ns.hist.counts["70"] = -3' 'not a count'
+bad "counter metric without counter" 'del(.counters.short_reads)' 'no such number in counters'
+
+head -c 300 "$good" >"$tmp/trunc.result.json"
+run $R validate "$tmp/trunc.result.json"
+[ "$RC" = 2 ] && [[ $OUT == *trunc.result.json*"invalid JSON"* ]]
+ok $? "truncated file: invalid JSON with file name and position"
+
+printf '{"schema": "rlbench-result/1", "schema": "x"}' >"$tmp/dup.result.json"
+run $R validate "$tmp/dup.result.json"
+[ "$RC" = 2 ] && [[ $OUT == *dup.result.json*duplicate* ]]
+ok $? "duplicate keys are refused"
+
+# Inside a run directory one bad file stops the report; nothing is skipped.
+mkrun() { rm -rf "$tmp/run"; cp -r tests/fixtures/run-small "$tmp/run"; }
+mkrun
+head -c 500 "$good" >"$tmp/run/imutex/p001-dio-i3.result.json"
+run $R report "$tmp/run" --no-charts
+[ "$RC" = 2 ] && [[ $OUT == *imutex/p001-dio-i3.result.json*invalid\ JSON* ]] &&
+	[ ! -e "$tmp/run/report.txt" ]
+ok $? "report: a truncated result among good ones exits 2 naming it, writes nothing"
+
+mkrun
+jq '.kernel.variant = "stock"' "$good" >"$tmp/run/imutex/p000-dio-i1.result.json"
+run $R summary "$tmp/run"
+[ "$RC" = 2 ] && [[ $OUT == *'kernel.variant "stock" does not match its directory "imutex"'* ]]
+ok $? "a result in the wrong variant directory is refused"
+
+mkrun
+cp "$tmp/run/stock/p000-dio-i1.result.json" "$tmp/run/stock/p000-dio-i9.result.json"
+run $R summary "$tmp/run"
+[ "$RC" = 2 ] && [[ $OUT == *"iteration 1 of stock/p000-dio appears twice"* ]]
+ok $? "the same iteration twice is refused"
+
+mkrun
+jq '(.metrics[] | select(.name == "read.ops_per_s") | .unit) = "MB/s"' \
+	"$tmp/run/stock/p000-dio-i2.result.json" >"$tmp/x" && mv "$tmp/x" "$tmp/run/stock/p000-dio-i2.result.json"
+run $R summary "$tmp/run"
+[ "$RC" = 2 ] && [[ $OUT == *p000-dio-i2.result.json*unit/direction* ]]
+ok $? "a metric whose unit changes between iterations is refused"
+
+mkrun
+echo '{"schema": ' >"$tmp/run/meta.json"
+run $R summary "$tmp/run"
+[ "$RC" = 2 ] && [[ $OUT == *meta.json*invalid\ JSON* ]]
+ok $? "malformed meta.json exits 2 naming it"
+
+mkdir -p "$tmp/empty/stock"
+run $R report "$tmp/empty"
+[ "$RC" = 2 ] && [[ $OUT == *"no <variant>/*.result.json"* ]]
+ok $? "a directory without results exits 2"
+
+run $R report "$tmp/nonexistent"
+[ "$RC" = 2 ] && [[ $OUT == *nonexistent*"cannot open directory"* ]]
+ok $? "a missing run directory exits 2"
+
+mkrun
+run $R report "$tmp/run" --baseline nosuch --no-charts
+[ "$RC" = 2 ] && [[ $OUT == *'baseline "nosuch"'*"variants: imutex stock rangelock rwsem-range"* ]] &&
+	[ ! -e "$tmp/run/report.txt" ]
+ok $? "an unknown baseline lists the run's variants"
+
+run $R report "$tmp/run" --alpha 2
+[ "$RC" = 2 ] && [[ $OUT == *"--alpha 2: accepted is"* ]]
+ok $? "--alpha out of range exits 2"
+
+done_testing

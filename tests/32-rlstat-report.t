@@ -1,0 +1,76 @@
+#!/bin/bash
+# report.txt against a golden file on the committed fixture run; the
+# summary; percentiles from merged histograms; the fixture's generator;
+# and how long analysis of a few hundred results takes.
+. "$(dirname "$0")/lib/tap.sh"
+[ -x analysis/rlstat ] || make -s -C analysis >/dev/null || exit 2
+plan 14
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+R=analysis/rlstat
+fx=tests/fixtures/run-small
+
+cp -r $fx "$tmp/run-small"
+sums() { (cd "$1" && find . -type f ! -name 'report.*' ! -name '*.png' ! -name '*.svg' -print0 |
+	sort -z | xargs -0 sha256sum); }
+before=$(sums "$tmp/run-small")
+run $R report "$tmp/run-small" --no-charts
+is "$RC" 0 "report exits 0"
+is "$OUT" "$tmp/run-small/report.txt" "report prints the path of report.txt"
+diff -u tests/fixtures/run-small.report.txt "$tmp/run-small/report.txt" >"$tmp/diff"
+ok $? "report.txt matches the golden file"
+[ -s "$tmp/diff" ] && sed 's/^/# /' "$tmp/diff" | head -40
+is "$(sums "$tmp/run-small")" "$before" "report changes nothing but its own outputs"
+awk 'length($0) >= 80 { bad = 1 } / $/ { bad = 1 } END { exit bad }' "$tmp/run-small/report.txt"
+ok $? "report.txt: every line under 80 columns, no trailing blanks"
+
+txt=$(cat "$tmp/run-small/report.txt")
+like "$txt" $'\n''Hmean read ops/s    [ 0-9.]+ \(  0\.00%\)  [ 0-9.]+ \( *-?[0-9.]+%\) \*[ 0-9.]+ \( *-[0-9.]+%\)\*' \
+	"the planted 8% rangelock slowdown is marked significant, baseline first"
+like "$txt" "FAILED 1/3" "the failed iteration is shown, not averaged away"
+like "$txt" "Welch's two-sided t-test on the per-iteration values, alpha 0.05" "legend names the test and alpha"
+
+run $R report "$tmp/run-small" --no-charts --baseline rangelock
+[ "$RC" = 0 ] && head -5 "$tmp/run-small/report.txt" | grep -q '^Kernels:     rangelock ' &&
+	grep -q '^Baseline:    rangelock' "$tmp/run-small/report.txt"
+ok $? "--baseline moves that variant first"
+
+run $R summary "$tmp/run-small"
+[ "$RC" = 0 ] && [[ $OUT == *"p001-dio: dio threads=2 layout=disjoint bs=4096"* ]] &&
+	[[ $OUT == *"rwsem-range  FAILED 1/3"* ]] && [ "$(grep -c '^  stock ' <<<"$OUT")" = 4 ]
+ok $? "summary: one line per point, variant and op; failures shown"
+
+# Percentiles come from the histogram merged over iterations: iteration 1
+# has 200 reads at 10 us, iterations 2 and 3 have 100 each at 1 ms. The
+# merged p50 is 10 us; averaging per-iteration p50s would say 670 us and
+# their median 1 ms. (Bucket 526 holds 9984..10111 ns, 954 999424..1007615.)
+mkdir -p "$tmp/merge/stock"
+for i in 1 2 3; do
+	if [ $i = 1 ]; then h='{"526": 200}'; else h='{"954": 100}'; fi
+	jq -c --argjson h "$h" '(.ops[] | select(.name == "read") | .lat_ns.hist.counts) = $h' \
+		$fx/stock/p000-dio-i$i.result.json >"$tmp/merge/stock/p000-dio-i$i.result.json"
+done
+run $R summary "$tmp/merge"
+like "$(grep '^  stock        read' <<<"$OUT")" '^  stock +read +[0-9.]+ +[0-9.]+% +10\.0 +1003\.5 +1003\.5 +3$' \
+	"summary p50/p99/p99.9 from the merged histogram"
+run $R report "$tmp/merge" --no-charts
+like "$(cat "$tmp/merge/report.txt")" $'\n''p50 read us +10\.05 ' "report p50 from the merged histogram"
+
+# The fixture is what the committed generator makes.
+analysis/rlsynth "$tmp/regen" --seed 7 --variants stock,imutex,rangelock,rwsem-range \
+	--threads 1,2 --iterations 3 --effect rangelock=-8 --samples 400 \
+	--fail rwsem-range:1:2 --name small
+diff -r $fx "$tmp/regen" >/dev/null
+ok $? "rlsynth reproduces tests/fixtures/run-small byte for byte"
+
+# A few hundred results: 4 variants x 8 points x 10 iterations.
+analysis/rlsynth "$tmp/big" --variants stock,imutex,rangelock,rwsem-range \
+	--threads 1,2,3,4,5,6,7,8 --iterations 10 --samples 2000
+n=$(find "$tmp/big" -name '*.result.json' | wc -l)
+t0=$(date +%s%N)
+run $R report "$tmp/big" --no-charts
+t1=$(date +%s%N)
+is "$RC" 0 "report on $n result files"
+echo "# analysis of $n result files (no charts): $(( (t1 - t0) / 1000000 )) ms"
+done_testing

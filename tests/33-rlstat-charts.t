@@ -1,0 +1,52 @@
+#!/bin/bash
+# Every chart is produced as a non-empty PNG and SVG, report.html links
+# them and fetches nothing from the network.
+. "$(dirname "$0")/lib/tap.sh"
+[ -x analysis/rlstat ] || make -s -C analysis >/dev/null || exit 2
+plan 11
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cp -r tests/fixtures/run-small "$tmp/run"
+run analysis/rlstat report "$tmp/run"
+is "$RC" 0 "report with charts exits 0"
+
+# 2 points x 2 ops: throughput vs threads per op, relative charts for
+# throughput and p99, a CDF per point, percentile bars per point and op.
+want="cdf-p000-dio cdf-p001-dio lat-p000-dio-read lat-p000-dio-write
+lat-p001-dio-read lat-p001-dio-write relative-p99-latency relative-throughput
+tput-01-dio-read tput-01-dio-write"
+missing=
+for c in $want; do
+	for e in png svg; do
+		[ -s "$tmp/run/$c.$e" ] || missing="$missing $c.$e"
+	done
+done
+is "$missing" "" "all 20 chart files exist and are non-empty"
+n=$(ls "$tmp/run"/*.png "$tmp/run"/*.svg | wc -l)
+is "$n" 20 "no other chart files"
+bad=
+for f in "$tmp/run"/*.png; do
+	[ "$(head -c 8 "$f" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || bad="$bad $f"
+done
+is "$bad" "" "every .png is a PNG"
+bad=
+for f in "$tmp/run"/*.svg; do grep -q '<svg' "$f" && grep -q '</svg>' "$f" || bad="$bad $f"; done
+is "$bad" "" "every .svg is a complete SVG document"
+grep -q "threads" "$tmp/run/tput-01-dio-read.svg" && grep -q "ops/s" "$tmp/run/tput-01-dio-read.svg" &&
+	grep -q "rangelock" "$tmp/run/tput-01-dio-read.svg"
+ok $? "throughput chart: axis labels with units and a legend naming variants"
+grep -q "latency (us), log scale" "$tmp/run/cdf-p000-dio.svg" && grep -q "p000-dio: dio threads=1" "$tmp/run/cdf-p000-dio.svg"
+ok $? "CDF chart: log latency axis, title names the point"
+
+html=$(cat "$tmp/run/report.html")
+miss=
+for c in $want; do [[ $html == *"src=\"$c.svg\""* ]] || miss="$miss $c"; done
+is "$miss" "" "report.html shows every chart"
+! grep -Eq '(src|href)="(https?:)?//' "$tmp/run/report.html" && ! grep -qi '<script' "$tmp/run/report.html"
+ok $? "report.html: no network references, no scripts"
+[[ $html == *"Synthetic CPU @ 2.0GHz"* ]] && [[ $html == *"0123456789abcdef"* ]] && [[ $html == *"Welch"* ]]
+ok $? "report.html has provenance from meta.json and the tables"
+ls -a "$tmp/run" | grep -q '^\.rlstat-charts'
+ok $((!$?)) "no temporary chart directory left behind"
+done_testing

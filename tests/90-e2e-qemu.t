@@ -1,0 +1,39 @@
+#!/bin/bash
+# End to end, as a user runs it: build the stock kernel (ccache keeps the
+# rerun cheap), boot it under QEMU (KVM when it works, TCG otherwise), run
+# the smoke matrix inside the guest and check what comes back.
+. "$(dirname "$0")/lib/tap.sh"
+plan 14
+
+run runners/run kernels --kernel stock
+is "$RC" 0 "stock kernel builds"
+t0=$SECONDS
+run kernels/build stock
+like "$OUT" "stock: up to date" "a second build with nothing changed is a no-op"
+ok $([ $((SECONDS - t0)) -lt 30 ]; echo $?) "the no-op build does not run kbuild ($((SECONDS - t0)) s)"
+
+run runners/run bench --kernel stock --matrix smoke --name e2e
+echo "$OUT" | tail -20 | sed 's/^/# /'
+run_dir=$(echo "$OUT" | sed -n 's/^run: //p' | tail -1)
+like "$run_dir" "^results/[0-9]{8}-[0-9]{6}-e2e" "bench prints the run directory last"
+is "$RC" 0 "every smoke point passed"
+
+npoints=$(runners/matrix configs/smoke.matrix | grep -c '^point ')
+results=("$run_dir"/stock/*.result.json)
+is "${#results[@]}" "$npoints" "one result per smoke point"
+
+bad=$(jq -r 'select(.schema != "rlbench-result/1" or .status != "ok") | input_filename' "${results[@]}")
+is "$bad" "" "every result is an ok rlbench-result/1 document"
+built=$(cat "${RLBENCH_CACHE:-$HOME/.cache/rlbench}/build/stock/include/config/kernel.release")
+is "$(jq -r '.kernel.release' "${results[0]}")" "$built" "results name the release the guest booted"
+like "$(jq -r '.kernel.release' "${results[0]}")" "^6\.12\.[0-9]+-rl-stock$" "the release is the stock variant's"
+like "$(jq -r '.env.accel' "${results[0]}")" "^(kvm|tcg)$" "the accelerator that ran is recorded"
+is "$(jq -r '.variants[0].accel' "$run_dir/meta.json")" "$(jq -r '.env.accel' "${results[0]}")" "meta.json records the same accelerator"
+verr=$(jq -s 'map(.verify.errors) | add' "${results[@]}")
+is "$verr" 0 "the oracle found no data errors on stock"
+fscks=$(cat "$run_dir"/stock/fsck-boot*.txt 2>/dev/null | grep -c 'e2fsck exit: ')
+clean=$(cat "$run_dir"/stock/fsck-boot*.txt 2>/dev/null | grep -c 'e2fsck exit: 0$')
+ok $([ "$fscks" -ge 1 ] && [ "$fscks" = "$clean" ]; echo $?) "the disk image is clean after every boot ($clean/$fscks)"
+ok $([ -s "$run_dir/report.txt" ] && ls "$run_dir"/*.png >/dev/null 2>&1; echo $?) "the report and a chart were written"
+
+done_testing

@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * buffered-rw: pread/pwrite through the page cache. A read that misses
+ * creates page-cache folios, which takes the invalidation lock shared; with
+ * --cache=warm every read hits.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "iopat.h"
+#include "oracle.h"
+#include "rlwork.h"
+
+struct brw_opts {
+	unsigned int rw;
+	uint64_t rwmix;
+	unsigned int layout;
+	unsigned int pattern;
+	unsigned int cache;
+};
+
+enum { CACHE_WARM, CACHE_COLD };
+enum { OP_READ, OP_WRITE };
+enum { C_SHORT };
+
+static const char *const rw_choices[] = IOPAT_RW_CHOICES;
+static const char *const layout_choices[] = IOPAT_LAYOUT_CHOICES;
+static const char *const pattern_choices[] = IOPAT_PATTERN_CHOICES;
+static const char *const cache_choices[] = { "warm", "cold", NULL };
+
+#define O(f) offsetof(struct brw_opts, f)
+static const struct opt_def brw_opts[] = {
+	{ "rw", OPT_ENUM, O(rw), "read", 1, 0, rw_choices,
+	  "read, write, or rw (a mix, see --rwmix)", 0 },
+	{ "rwmix", OPT_INT, O(rwmix), "50", 0, 100, NULL,
+	  "percent of reads with --rw=rw", 0 },
+	{ "layout", OPT_ENUM, O(layout), "random", 1, 0, layout_choices,
+	  "disjoint: each thread its own slice; shared: every thread the same offsets; random: independent offsets", 0 },
+	{ "pattern", OPT_ENUM, O(pattern), "rand", 1, 0, pattern_choices,
+	  "order inside the slice for disjoint and shared", 0 },
+	{ "cache", OPT_ENUM, O(cache), "warm", 1, 0, cache_choices,
+	  "warm: file read into the page cache first; cold: each block dropped (fadvise DONTNEED) after it is used", 0 },
+	OPT_END
+};
+
+static const struct op_decl brw_ops[] = {
+	{ "read", true }, { "write", true }, { NULL, false },
+};
+
+static const struct counter_decl brw_counters[] = {
+	{ "short_ios", "ios", 0 }, { NULL, NULL, 0 },
+};
+
+static int brw_check(struct run *r, char *err, size_t len)
+{
+	const struct brw_opts *b = r->wopts;
+
+	return iopat_check(r, b->layout, err, len);
+}
+
+static void brw_one(struct worker *w, struct iopat *p, bool cold)
+{
+	struct run *r = w->run;
+	struct oracle *o = r->oracle;
+	uint64_t off = iopat_next(p, w), bs = r->o.bs, gen = 0, t0;
+	bool write = iopat_is_write(p, w);
+	ssize_t ret;
+
+	if (o && write) {
+		gen = oracle_write_begin(o, off / RL_PAGE, bs / RL_PAGE);
+		oracle_fill(o, w->buf, off / RL_PAGE, bs / RL_PAGE, gen);
+	} else if (o) {
+		oracle_read_begin(o, w->rd, off / RL_PAGE, bs / RL_PAGE);
+	}
+	t0 = rl_now();
+	if (write)
+		ret = pwrite(r->t.fd, w->buf, bs, off);
+	else
+		ret = pread(r->t.fd, w->buf, bs, off);
+	rl_op_done(w, write ? OP_WRITE : OP_READ, t0, ret > 0 ? ret : 0);
+	if (ret < 0) {
+		rl_fail(r, "%s at %llu: %s", write ? "write" : "read",
+			(unsigned long long)off, strerror(errno));
+		ret = 0;
+	} else if ((uint64_t)ret != bs) {
+		rl_count(w, C_SHORT);
+	}
+	if (o && write)
+		oracle_write_end(o, off / RL_PAGE, bs / RL_PAGE, gen,
+				 (uint64_t)ret == bs);
+	else if (o)
+		oracle_read_end(o, w->rd, w->buf, ret, "buffered read");
+	if (cold)
+		posix_fadvise(r->t.fd, off, bs, POSIX_FADV_DONTNEED);
+}
+
+static void brw_thread(struct worker *w)
+{
+	const struct brw_opts *b = w->run->wopts;
+	struct iopat p;
+
+	iopat_init(&p, w, b->layout, b->pattern, b->rw, b->rwmix);
+	while (rl_running(w))
+		brw_one(w, &p, b->cache == CACHE_COLD);
+}
+
+static int brw_setup(struct run *r)
+{
+	const struct brw_opts *b = r->wopts;
+	char *buf;
+	uint64_t off;
+
+	if (b->cache != CACHE_WARM)
+		return 0;
+	if (posix_memalign((void **)&buf, RL_PAGE, 1 << 20))
+		return EXIT_MEASURED;
+	for (off = 0; off < r->o.size; off += 1 << 20)
+		if (pread(r->t.fd, buf, 1 << 20, off) < 0)
+			break;
+	free(buf);
+	return 0;
+}
+
+const struct workload_ops wl_buffered_rw = {
+	.name = "buffered-rw",
+	.summary = "pread/pwrite through the page cache, warm or cold",
+	.help =
+"N threads pread and/or pwrite --bs bytes through the page cache, with the\n"
+"same --rw, --layout and --pattern choices as dio. --cache=warm reads the\n"
+"whole file into the page cache first so reads hit; --cache=cold drops each\n"
+"block after using it (fadvise DONTNEED) so every read creates page-cache\n"
+"folios, the path that takes the invalidation lock shared.",
+	.opts = brw_opts,
+	.opts_size = sizeof(struct brw_opts),
+	.ops = brw_ops,
+	.counters = brw_counters,
+	.check = brw_check,
+	.setup = brw_setup,
+	.thread = brw_thread,
+};

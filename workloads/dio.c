@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dio: O_DIRECT pread/pwrite on one file. Under the range-lock strategies
+ * every direct-IO bio takes the range it covers, so the layouts decide how
+ * much the threads' ranges overlap.
+ *
+ * The IO path is split into "pick the next IO", "issue it", "complete it",
+ * shared by the engines: sync (one pread/pwrite at a time) and io_uring
+ * (--iodepth IOs in flight per thread, completions reaped as they come).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <liburing.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "iopat.h"
+#include "oracle.h"
+#include "rlwork.h"
+
+struct dio_opts {
+	unsigned int rw;
+	uint64_t rwmix;
+	unsigned int layout;
+	unsigned int pattern;
+	unsigned int engine;
+	uint64_t iodepth;
+	uint64_t fault_threads;
+	uint64_t buffered_threads;
+};
+
+enum { ENGINE_SYNC, ENGINE_URING };
+
+enum { OP_READ, OP_WRITE, OP_FAULT, OP_BREAD };
+enum { C_SHORT };
+
+static const char *const rw_choices[] = IOPAT_RW_CHOICES;
+static const char *const layout_choices[] = IOPAT_LAYOUT_CHOICES;
+static const char *const pattern_choices[] = IOPAT_PATTERN_CHOICES;
+static const char *const engine_choices[] = { "sync", "io_uring", NULL };
+
+#define O(f) offsetof(struct dio_opts, f)
+static const struct opt_def dio_opts[] = {
+	{ "rw", OPT_ENUM, O(rw), "read", 1, 0, rw_choices,
+	  "read, write, or rw (a mix, see --rwmix)", 0 },
+	{ "rwmix", OPT_INT, O(rwmix), "50", 0, 100, NULL,
+	  "percent of reads with --rw=rw", 0 },
+	{ "layout", OPT_ENUM, O(layout), "random", 1, 0, layout_choices,
+	  "disjoint: each thread its own slice; shared: every thread the same offsets; random: independent offsets over the whole file", 0 },
+	{ "pattern", OPT_ENUM, O(pattern), "rand", 1, 0, pattern_choices,
+	  "order inside the slice for disjoint and shared", 0 },
+	{ "engine", OPT_ENUM, O(engine), "sync", 1, 0, engine_choices,
+	  "how IO is issued: sync (pread/pwrite) or io_uring (asynchronous)", 0 },
+	{ "iodepth", OPT_INT, O(iodepth), "1", 1, 1024, NULL,
+	  "IOs in flight per thread (io_uring only)", 0 },
+	{ "fault-threads", OPT_INT, O(fault_threads), "0", 0, 1024, NULL,
+	  "threads reading the same file through mmap read faults", 0 },
+	{ "buffered-threads", OPT_INT, O(buffered_threads), "0", 0, 1024, NULL,
+	  "threads reading the same file through the page cache (pread)", 0 },
+	OPT_END
+};
+
+static const struct op_decl dio_ops[] = {
+	{ "read", true }, { "write", true }, { "fault", true },
+	{ "buffered_read", true }, { NULL, false },
+};
+
+static const struct counter_decl dio_counters[] = {
+	{ "short_ios", "ios", 0 }, { NULL, NULL, 0 },
+};
+
+/* one IO, as an async engine would carry it from submission to completion */
+struct dio_io {
+	uint64_t off;
+	bool write;
+	uint64_t gen;
+	uint64_t t0;
+	void *buf;
+	struct oracle_read *rd;	/* the read's oracle snapshot */
+};
+
+static int dio_check(struct run *r, char *err, size_t len)
+{
+	const struct dio_opts *d = r->wopts;
+
+	if (d->iodepth > 1 && d->engine != ENGINE_URING)
+		return snprintf(err, len,
+				"--iodepth %llu needs --engine=io_uring (sync issues one IO at a time)",
+				(unsigned long long)d->iodepth), -1;
+	return iopat_check(r, d->layout, err, len);
+}
+
+static void dio_prepare(struct worker *w, struct dio_io *io)
+{
+	struct oracle *o = w->run->oracle;
+	uint64_t bs = w->run->o.bs;
+
+	if (!o)
+		return;
+	if (io->write) {
+		io->gen = oracle_write_begin(o, io->off / RL_PAGE, bs / RL_PAGE);
+		oracle_fill(o, io->buf, io->off / RL_PAGE, bs / RL_PAGE,
+			    io->gen);
+	} else {
+		oracle_read_begin(o, io->rd, io->off / RL_PAGE, bs / RL_PAGE);
+	}
+}
+
+static void dio_complete(struct worker *w, struct dio_io *io, ssize_t ret)
+{
+	struct run *r = w->run;
+	uint64_t bs = r->o.bs;
+
+	rl_op_done(w, io->write ? OP_WRITE : OP_READ, io->t0,
+		   ret > 0 ? ret : 0);
+	if (ret < 0) {
+		rl_fail(r, "%s at offset %llu: %s",
+			io->write ? "O_DIRECT write" : "O_DIRECT read",
+			(unsigned long long)io->off, strerror(errno));
+		ret = 0;
+	} else if ((uint64_t)ret != bs) {
+		rl_count(w, C_SHORT);
+	}
+	if (!r->oracle)
+		return;
+	if (io->write)
+		oracle_write_end(r->oracle, io->off / RL_PAGE, bs / RL_PAGE,
+				 io->gen, (uint64_t)ret == bs);
+	else
+		oracle_read_end(r->oracle, io->rd, io->buf, ret,
+				"O_DIRECT read");
+}
+
+static void dio_thread_sync(struct worker *w)
+{
+	const struct dio_opts *d = w->run->wopts;
+	int fd = w->run->t.dfd;
+	size_t bs = w->run->o.bs;
+	struct dio_io io = { .buf = w->buf, .rd = w->rd };
+	struct iopat p;
+	ssize_t ret;
+
+	iopat_init(&p, w, d->layout, d->pattern, d->rw, d->rwmix);
+	while (rl_running(w)) {
+		io.off = iopat_next(&p, w);
+		io.write = iopat_is_write(&p, w);
+		dio_prepare(w, &io);
+		io.t0 = rl_now();
+		if (io.write)
+			ret = pwrite(fd, io.buf, bs, io.off);
+		else
+			ret = pread(fd, io.buf, bs, io.off);
+		dio_complete(w, &io, ret);
+	}
+}
+
+/* ---- page-cache readers on the same file, against the DIO writes ---- */
+
+static void fault_read_one(struct worker *w, char *map)
+{
+	struct oracle *o = w->run->oracle;
+	uint64_t page = rl_rand_below(w, w->run->o.size / RL_PAGE), t0;
+	char *addr = map + page * RL_PAGE;
+
+	if (o)
+		oracle_read_begin(o, w->rd, page, 1);
+	t0 = rl_now();
+	if (o)
+		memcpy(w->buf, addr, RL_PAGE);
+	else
+		(void)*(volatile char *)addr;
+	madvise(addr, RL_PAGE, MADV_DONTNEED);
+	rl_op_done(w, OP_FAULT, t0, RL_PAGE);
+	if (o)
+		oracle_read_end(o, w->rd, w->buf, RL_PAGE, "read fault");
+}
+
+static void buffered_read_one(struct worker *w)
+{
+	struct run *r = w->run;
+	uint64_t bs = r->o.bs, t0, off;
+	ssize_t ret;
+
+	off = rl_rand_below(w, r->o.size / bs) * bs;
+	if (r->oracle)
+		oracle_read_begin(r->oracle, w->rd, off / RL_PAGE, bs / RL_PAGE);
+	t0 = rl_now();
+	ret = pread(r->t.fd, w->buf, bs, off);
+	rl_op_done(w, OP_BREAD, t0, ret > 0 ? ret : 0);
+	if (ret < 0) {
+		rl_fail(r, "buffered read at %llu: %s",
+			(unsigned long long)off, strerror(errno));
+		return;
+	}
+	if (r->oracle)
+		oracle_read_end(r->oracle, w->rd, w->buf, ret, "buffered read");
+}
+
+/* ---- io_uring: --iodepth IOs in flight per thread ---- */
+
+struct uring_thread {
+	struct io_uring ring;
+	struct dio_io *ios;
+	struct dio_io **free;
+	unsigned int nfree;
+	unsigned int inflight;
+};
+
+/*
+ * A verified write locks its pages until it completes; this thread may hold
+ * some of them for IOs still in flight, so it must not wait for a lock:
+ * try a few other offsets, then let completions free some.
+ */
+static bool uring_pick(struct worker *w, struct iopat *p, struct dio_io *io,
+		       bool can_wait)
+{
+	struct oracle *o = w->run->oracle;
+	uint64_t n = w->run->o.bs / RL_PAGE;
+	int tries;
+
+	for (tries = 0; tries < 8; tries++) {
+		io->off = iopat_next(p, w);
+		io->write = iopat_is_write(p, w);
+		if (!o || !io->write)
+			break;
+		if (can_wait) {
+			io->gen = oracle_write_begin(o, io->off / RL_PAGE, n);
+		} else if (!oracle_write_trybegin(o, io->off / RL_PAGE, n,
+						  &io->gen)) {
+			continue;
+		}
+		oracle_fill(o, io->buf, io->off / RL_PAGE, n, io->gen);
+		return true;
+	}
+	if (tries == 8)
+		return false;
+	if (o)
+		oracle_read_begin(o, io->rd, io->off / RL_PAGE, n);
+	return true;
+}
+
+static void uring_reap(struct worker *w, struct uring_thread *u)
+{
+	struct io_uring_cqe *cqe;
+	struct dio_io *io;
+	unsigned int head, n = 0;
+
+	io_uring_for_each_cqe(&u->ring, head, cqe) {
+		io = io_uring_cqe_get_data(cqe);
+		errno = cqe->res < 0 ? -cqe->res : 0;
+		dio_complete(w, io, cqe->res < 0 ? -1 : cqe->res);
+		u->free[u->nfree++] = io;
+		n++;
+	}
+	io_uring_cq_advance(&u->ring, n);
+	u->inflight -= n;
+}
+
+static void uring_fill(struct worker *w, struct uring_thread *u,
+		       struct iopat *p)
+{
+	int fd = w->run->t.dfd;
+	size_t bs = w->run->o.bs;
+	struct io_uring_sqe *sqe;
+	struct dio_io *io;
+
+	while (u->nfree && rl_running(w)) {
+		io = u->free[u->nfree - 1];
+		if (!uring_pick(w, p, io, !u->inflight))
+			return;
+		u->nfree--;
+		sqe = io_uring_get_sqe(&u->ring);
+		if (io->write)
+			io_uring_prep_write(sqe, fd, io->buf, bs, io->off);
+		else
+			io_uring_prep_read(sqe, fd, io->buf, bs, io->off);
+		io_uring_sqe_set_data(sqe, io);
+		io->t0 = rl_now();
+		u->inflight++;
+	}
+}
+
+static int uring_init(struct worker *w, struct uring_thread *u,
+		      unsigned int depth)
+{
+	const struct run *r = w->run;
+	unsigned int i;
+	int ret;
+
+	ret = io_uring_queue_init(depth, &u->ring, 0);
+	if (ret)
+		return ret;
+	u->ios = calloc(depth, sizeof(*u->ios));
+	u->free = calloc(depth, sizeof(*u->free));
+	if (!u->ios || !u->free)
+		return -ENOMEM;
+	for (i = 0; i < depth; i++) {
+		if (posix_memalign(&u->ios[i].buf, RL_PAGE, r->o.bs))
+			return -ENOMEM;
+		/* the tagged pattern the harness put in the thread's buffer */
+		memcpy(u->ios[i].buf, w->buf, r->o.bs);
+		if (r->oracle &&
+		    !(u->ios[i].rd = oracle_read_new(r->o.bs / RL_PAGE)))
+			return -ENOMEM;
+		u->free[u->nfree++] = &u->ios[i];
+	}
+	return 0;
+}
+
+static void dio_thread_uring(struct worker *w)
+{
+	const struct dio_opts *d = w->run->wopts;
+	struct uring_thread u = { .nfree = 0 };
+	struct iopat p;
+	int ret;
+
+	ret = uring_init(w, &u, d->iodepth);
+	if (ret) {
+		rl_fail(w->run, "io_uring setup: %s", strerror(-ret));
+		return;
+	}
+	iopat_init(&p, w, d->layout, d->pattern, d->rw, d->rwmix);
+	while (rl_running(w)) {
+		uring_fill(w, &u, &p);
+		ret = io_uring_submit_and_wait(&u.ring, 1);
+		if (ret < 0 && ret != -EINTR) {
+			rl_fail(w->run, "io_uring submit: %s", strerror(-ret));
+			break;
+		}
+		uring_reap(w, &u);
+	}
+	/* every IO in flight completes: verified writes hold page locks */
+	while (u.inflight) {
+		io_uring_submit_and_wait(&u.ring, 1);
+		uring_reap(w, &u);
+	}
+	io_uring_queue_exit(&u.ring);
+}
+
+static void dio_thread(struct worker *w)
+{
+	const struct run *r = w->run;
+	const struct dio_opts *d = r->wopts;
+
+	if (w->id >= r->o.threads + d->fault_threads) {
+		while (rl_running(w))
+			buffered_read_one(w);
+	} else if (w->id >= r->o.threads) {
+		while (rl_running(w))
+			fault_read_one(w, r->priv);
+	} else if (d->engine == ENGINE_URING)
+		dio_thread_uring(w);
+	else
+		dio_thread_sync(w);
+}
+
+static int dio_setup(struct run *r)
+{
+	const struct dio_opts *d = r->wopts;
+	struct io_uring ring;
+	int ret;
+
+	r->nthreads = r->o.threads + d->fault_threads + d->buffered_threads;
+	if (r->bufsize < RL_PAGE)
+		r->bufsize = RL_PAGE;
+	if (!d->fault_threads)
+		r->ops_off |= 1u << OP_FAULT;
+	if (!d->buffered_threads)
+		r->ops_off |= 1u << OP_BREAD;
+	if (d->fault_threads) {
+		r->priv = mmap(NULL, r->o.size, PROT_READ, MAP_SHARED,
+			       r->t.fd, 0);
+		if (r->priv == MAP_FAILED) {
+			fprintf(stderr, "rlwork dio: mmap %s: %s\n", r->t.path,
+				strerror(errno));
+			return EXIT_MEASURED;
+		}
+	}
+	if (d->engine != ENGINE_URING)
+		return 0;
+	ret = io_uring_queue_init(1, &ring, 0);
+	if (ret) {
+		fprintf(stderr,
+			"rlwork dio: --engine=io_uring: io_uring is not available here: %s (needs CONFIG_IO_URING=y and sysctl kernel.io_uring_disabled=0)\n",
+			strerror(-ret));
+		return EXIT_BADINPUT;
+	}
+	io_uring_queue_exit(&ring);
+	return 0;
+}
+
+static void dio_teardown(struct run *r)
+{
+	const struct dio_opts *d = r->wopts;
+
+	if (d->fault_threads)
+		munmap(r->priv, r->o.size);
+}
+
+const struct workload_ops wl_dio = {
+	.name = "dio",
+	.summary = "O_DIRECT pread/pwrite, threads on disjoint, shared or random offsets",
+	.help =
+"N threads issue O_DIRECT reads and/or writes of --bs bytes to one file.\n"
+"With --layout=disjoint each thread stays in its own slice of the file (no\n"
+"two threads' ranges overlap: what a range lock can run in parallel), with\n"
+"shared every thread walks the same offsets (maximal overlap), with random\n"
+"offsets are independent over the whole file. --verify tags every written\n"
+"page and checks every page read against the oracle; overlapping writes are\n"
+"then serialized per page (their result is undefined otherwise).\n"
+"--engine=io_uring keeps --iodepth IOs in flight per thread; a completion's\n"
+"latency runs from its submission to its reaping. --fault-threads and\n"
+"--buffered-threads add readers of the same pages through mmap faults and\n"
+"the page cache: with --verify the oracle checks none of them returns data\n"
+"older than a DIO write that completed before the read started.",
+	.opts = dio_opts,
+	.opts_size = sizeof(struct dio_opts),
+	.ops = dio_ops,
+	.counters = dio_counters,
+	.flags = WL_DIRECT,
+	.check = dio_check,
+	.setup = dio_setup,
+	.thread = dio_thread,
+	.teardown = dio_teardown,
+};

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The will-it-scale part: start every thread, hold them at a barrier,
+ * let them run a ramp-up whose ops are not recorded, then a fixed measured
+ * interval, then stop and join them. Threads only touch their own counters;
+ * the main thread reads them after the join.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "oracle.h"
+#include "rlwork.h"
+
+static pthread_mutex_t fail_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_barrier_t start_barrier;
+static volatile sig_atomic_t interrupted;
+
+void rl_fail(struct run *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&fail_lock);
+	if (!r->failed) {
+		va_start(ap, fmt);
+		vsnprintf(r->fail_msg, sizeof(r->fail_msg), fmt, ap);
+		va_end(ap);
+		r->failed = 1;
+	}
+	pthread_mutex_unlock(&fail_lock);
+	WRITE_ONCE(r->phase, PHASE_STOP);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	pthread_barrier_wait(&start_barrier);
+	w->run->wl->thread(w);
+	return NULL;
+}
+
+static struct worker *worker_new(struct run *r, unsigned int id)
+{
+	uint64_t pages = r->bufsize / RL_PAGE;
+	struct worker *w;
+	unsigned int i;
+
+	if (posix_memalign((void **)&w, CACHELINE, sizeof(*w)))
+		return NULL;
+	memset(w, 0, sizeof(*w));
+	w->run = r;
+	w->id = id;
+	/* distinct, never zero, reproducible from --seed */
+	w->rng = (r->o.seed + 1) * 0x9e3779b97f4a7c15ull + id * 0xbf58476d1ce4e5b9ull;
+	for (i = 0; i < RL_MAX_OPS; i++)
+		hist_init(&w->stats[i].h);
+	if (posix_memalign(&w->buf, RL_PAGE, r->bufsize))
+		return NULL;
+	/* even untagged runs write tags: the file stays recognizably ours */
+	for (i = 0; i < pages; i++)
+		tag_fill_page((char *)w->buf + i * RL_PAGE, r->t.file_id, 0, 1);
+	if (r->oracle) {
+		w->rd = oracle_read_new(pages ? pages : 1);
+		w->pn = oracle_punch_new(r->oracle->npages);
+		if (!w->rd || !w->pn)
+			return NULL;
+	}
+	return w;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static double ts_diff(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) + (b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static void ts_add(struct timespec *t, double s)
+{
+	t->tv_sec += (time_t)s;
+	t->tv_nsec += (long)((s - (time_t)s) * 1e9);
+	if (t->tv_nsec >= 1000000000L) {
+		t->tv_sec++;
+		t->tv_nsec -= 1000000000L;
+	}
+}
+
+/* sleep until the deadline, a failure or a signal, whichever comes first */
+static void wait_until(struct run *r, const struct timespec *deadline)
+{
+	struct timespec now, tick;
+
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (ts_diff(&now, deadline) <= 0 || interrupted ||
+		    READ_ONCE(r->phase) == PHASE_STOP)
+			return;
+		tick = now;
+		ts_add(&tick, 0.05);
+		if (ts_diff(&tick, deadline) < 0)
+			tick = *deadline;
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &tick, NULL);
+	}
+}
+
+int rl_harness_run(struct run *r)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct timespec t0, t1, deadline;
+	pthread_t *tids;
+	unsigned int i;
+	int err;
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	r->workers = calloc(r->nthreads, sizeof(*r->workers));
+	tids = calloc(r->nthreads, sizeof(*tids));
+	if (!r->workers || !tids)
+		return -1;
+	for (i = 0; i < r->nthreads; i++)
+		if (!(r->workers[i] = worker_new(r, i)))
+			return -1;
+	pthread_barrier_init(&start_barrier, NULL, r->nthreads + 1);
+	WRITE_ONCE(r->phase, r->o.ramp > 0 ? PHASE_RAMP : PHASE_MEASURE);
+	for (i = 0; i < r->nthreads; i++) {
+		err = pthread_create(&tids[i], NULL, worker_main,
+				     r->workers[i]);
+		if (err) {
+			fprintf(stderr, "rlwork: pthread_create: %s\n",
+				strerror(err));
+			exit(EXIT_MEASURED);
+		}
+	}
+	pthread_barrier_wait(&start_barrier);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (r->o.ramp > 0) {
+		deadline = t0;
+		ts_add(&deadline, r->o.ramp);
+		wait_until(r, &deadline);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (READ_ONCE(r->phase) != PHASE_STOP)
+			WRITE_ONCE(r->phase, PHASE_MEASURE);
+	}
+	deadline = t0;
+	ts_add(&deadline, r->o.runtime);
+	wait_until(r, &deadline);
+	WRITE_ONCE(r->phase, PHASE_STOP);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	for (i = 0; i < r->nthreads; i++)
+		pthread_join(tids[i], NULL);
+	r->measured_s = ts_diff(&t0, &t1);
+	if (interrupted && !r->failed)
+		rl_fail(r, "interrupted by a signal");
+	pthread_barrier_destroy(&start_barrier);
+	free(tids);
+	return 0;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Offsets and read/write choice shared by the IO workloads (dio,
+ * buffered-rw): layouts disjoint (each thread its own slice), shared (all
+ * threads the same offsets in the same order) and random (independent
+ * offsets over the whole file), sequential or random inside a slice.
+ */
+#ifndef RLWORK_IOPAT_H
+#define RLWORK_IOPAT_H
+
+#include "rlwork.h"
+
+enum { RW_READ, RW_WRITE, RW_MIXED };
+enum { LAYOUT_DISJOINT, LAYOUT_SHARED, LAYOUT_RANDOM };
+enum { PATTERN_RAND, PATTERN_SEQ };
+
+#define IOPAT_RW_CHOICES	{ "read", "write", "rw", NULL }
+#define IOPAT_LAYOUT_CHOICES	{ "disjoint", "shared", "random", NULL }
+#define IOPAT_PATTERN_CHOICES	{ "rand", "seq", NULL }
+
+struct iopat {
+	uint64_t first;		/* block range of this thread */
+	uint64_t nblocks;
+	uint64_t cursor;
+	unsigned int pattern;
+	unsigned int rw;
+	uint64_t rwmix;		/* percent reads for RW_MIXED */
+};
+
+static inline void iopat_init(struct iopat *p, struct worker *w,
+			      unsigned int layout, unsigned int pattern,
+			      unsigned int rw, uint64_t rwmix)
+{
+	const struct run *r = w->run;
+	uint64_t total = r->o.size / r->o.bs;
+
+	p->first = 0;
+	p->nblocks = total;
+	p->cursor = 0;
+	p->pattern = layout == LAYOUT_RANDOM ? PATTERN_RAND : pattern;
+	p->rw = rw;
+	p->rwmix = rwmix;
+	if (layout == LAYOUT_DISJOINT) {
+		p->first = total * w->id / r->o.threads;
+		p->nblocks = total * (w->id + 1) / r->o.threads - p->first;
+	} else if (layout == LAYOUT_SHARED) {
+		/* the same sequence in every thread */
+		w->rng = (r->o.seed + 1) * 0x9e3779b97f4a7c15ull;
+	}
+}
+
+static inline uint64_t iopat_next(struct iopat *p, struct worker *w)
+{
+	uint64_t b;
+
+	if (p->pattern == PATTERN_SEQ) {
+		b = p->cursor++;
+		if (p->cursor == p->nblocks)
+			p->cursor = 0;
+	} else {
+		b = rl_rand_below(w, p->nblocks);
+	}
+	return (p->first + b) * w->run->o.bs;
+}
+
+static inline bool iopat_is_write(struct iopat *p, struct worker *w)
+{
+	if (p->rw != RW_MIXED)
+		return p->rw == RW_WRITE;
+	return rl_rand_below(w, 100) >= p->rwmix;
+}
+
+/* disjoint slices need a block per thread */
+static inline int iopat_check(const struct run *r, unsigned int layout,
+			      char *err, size_t len)
+{
+	if (layout == LAYOUT_DISJOINT && r->o.size / r->o.bs < r->o.threads)
+		return snprintf(err, len,
+				"file too small: --size %llu holds %llu blocks of --bs %llu, fewer than --threads %llu",
+				(unsigned long long)r->o.size,
+				(unsigned long long)(r->o.size / r->o.bs),
+				(unsigned long long)r->o.bs,
+				(unsigned long long)r->o.threads), -1;
+	return 0;
+}
+
+#endif

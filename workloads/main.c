@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rlwork: command line, the workload table and the order of a run:
+ * options -> checks -> target -> oracle -> threads -> final verification
+ * -> result.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "oracle.h"
+#include "rlwork.h"
+
+static const struct workload_ops *const workloads[] = {
+	&wl_dio,
+	&wl_mmap_punch,
+	&wl_truncate_storm,
+	&wl_buffered_rw,
+	&wl_readahead,
+};
+
+static const char *const inject_modes[] = { "none", "stale", "tag",
+					    "checksum", "lost", NULL };
+
+#define C(field) offsetof(struct common_opts, field)
+#define NORANGE 1, 0
+
+const struct opt_def common_opts[] = {
+	{ "threads", OPT_INT, C(threads), "1", 1, 1024, NULL,
+	  "worker threads (see the workload for what they do)", 0 },
+	{ "runtime", OPT_DOUBLE, C(runtime), "10", 0.01, 86400, NULL,
+	  "measured seconds, after the ramp-up", OPT_NOPARAM },
+	{ "ramp", OPT_DOUBLE, C(ramp), "1", 0, 3600, NULL,
+	  "seconds run before measuring; their ops are not counted",
+	  OPT_NOPARAM },
+	{ "file", OPT_STR, C(file), "rlwork.dat", NORANGE, NULL,
+	  "target file; created (and deleted after) if missing",
+	  OPT_NOPARAM },
+	{ "size", OPT_SIZE, C(size), "64m", 65536, 1ull << 40, NULL,
+	  "file size in bytes (k/m/g/t suffixes)", 0 },
+	{ "bs", OPT_SIZE, C(bs), "4k", 512, 64 << 20, NULL,
+	  "bytes per IO", 0 },
+	{ "verify", OPT_BOOL, C(verify), "no", NORANGE, NULL,
+	  "tag every written page and check every read (the oracle)", 0 },
+	{ "seed", OPT_INT, C(seed), "1", 0, 1e18, NULL,
+	  "random seed for offsets and choices", 0 },
+	{ "json", OPT_STR, C(json), NULL, NORANGE, NULL,
+	  "write the result JSON here (atomically)", OPT_NOPARAM },
+	{ "variant", OPT_STR, C(variant), NULL, NORANGE, NULL,
+	  "kernel variant name recorded as kernel.variant", OPT_NOPARAM },
+	{ "iteration", OPT_INT, C(iteration), "1", 1, 1000000, NULL,
+	  "iteration number recorded in the result", OPT_NOPARAM },
+	{ "env", OPT_KV, C(env), NULL, NORANGE, NULL,
+	  "KEY=VALUE added to the result's env block (repeatable)",
+	  OPT_NOPARAM },
+	{ "dry-run", OPT_BOOL, C(dry_run), "no", NORANGE, NULL,
+	  "resolve, check and print the options, touch no file",
+	  OPT_NOPARAM },
+	{ "force", OPT_BOOL, C(force), "no", NORANGE, NULL,
+	  "allow overwriting a file rlwork did not create", OPT_NOPARAM },
+	{ "keep", OPT_BOOL, C(keep), "no", NORANGE, NULL,
+	  "keep a file this run created", OPT_NOPARAM },
+	{ "inject-corruption", OPT_ENUM, C(inject), "none", NORANGE,
+	  inject_modes, "test only: corrupt a page behind the workload",
+	  OPT_NOPARAM | OPT_HIDDEN },
+	OPT_END
+};
+
+static void usage(FILE *f)
+{
+	unsigned int i;
+
+	fprintf(f,
+		"usage: rlwork <workload> [--threads N] [--runtime SEC] [--ramp SEC]\n"
+		"              [--file PATH] [--size BYTES] [--bs BYTES] [--verify]\n"
+		"              [--json PATH] [workload options...]\n"
+		"       rlwork <workload> --help\n\nworkloads:\n");
+	for (i = 0; i < ARRAY_SIZE(workloads); i++)
+		fprintf(f, "  %-16s %s\n", workloads[i]->name,
+			workloads[i]->summary);
+	fprintf(f, "\nexit status: 0 ok, 1 measured failure (verification error, "
+		"failed run), 2 bad input\n");
+}
+
+static const struct workload_ops *find_workload(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(workloads); i++)
+		if (!strcmp(workloads[i]->name, name))
+			return workloads[i];
+	return NULL;
+}
+
+static void workload_help(const struct workload_ops *wl)
+{
+	const struct op_decl *op;
+
+	printf("rlwork %s: %s\n\n%s\n\nops reported:", wl->name, wl->summary,
+	       wl->help);
+	for (op = wl->ops; op->name; op++)
+		printf(" %s", op->name);
+	printf("\n\noptions of %s:\n", wl->name);
+	opt_print_help(stdout, wl->opts);
+	printf("\ncommon options:\n");
+	opt_print_help(stdout, common_opts);
+	if (wl->defaults)
+		printf("\n%s overrides the common defaults: %s\n", wl->name,
+		       wl->defaults);
+}
+
+static int common_check(struct run *r, char *err, size_t len)
+{
+	const struct common_opts *o = &r->o;
+	struct stat st;
+	char *dir;
+	int ret;
+
+	if (o->bs % (o->verify ? RL_PAGE : 512))
+		return snprintf(err, len, "--bs: %llu is not a multiple of %u%s",
+				(unsigned long long)o->bs,
+				o->verify ? RL_PAGE : 512,
+				o->verify ? " (needed by --verify)" : ""), -1;
+	if (o->size % RL_PAGE)
+		return snprintf(err, len, "--size: %llu is not a multiple of 4k",
+				(unsigned long long)o->size), -1;
+	if (o->bs > o->size)
+		return snprintf(err, len, "--bs: %llu is larger than --size %llu",
+				(unsigned long long)o->bs,
+				(unsigned long long)o->size), -1;
+	if (o->inject && !o->verify)
+		return snprintf(err, len, "--inject-corruption needs --verify"), -1;
+	if (o->json) {
+		dir = strdup(o->json);
+		ret = stat(dirname(dir), &st);
+		free(dir);
+		if (ret || !S_ISDIR(st.st_mode))
+			return snprintf(err, len, "--json: directory of '%s' does not exist",
+					o->json), -1;
+	}
+	return 0;
+}
+
+static void set_started(struct run *r)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(r->started, sizeof(r->started), "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static int parse(struct run *r, int argc, char **argv)
+{
+	struct opt_set sets[2] = { { common_opts, &r->o },
+				   { r->wl->opts, NULL } };
+	char err[512];
+
+	r->wopts = calloc(1, r->wl->opts_size ? r->wl->opts_size : 1);
+	sets[1].base = r->wopts;
+	if (opt_defaults(sets, 2, r->wl->defaults, err, sizeof(err)) ||
+	    opt_parse_argv(sets, 2, argc, argv, err, sizeof(err)) ||
+	    common_check(r, err, sizeof(err)) ||
+	    (r->wl->check && r->wl->check(r, err, sizeof(err)))) {
+		fprintf(stderr, "rlwork %s: %s (see rlwork %s --help)\n",
+			r->wl->name, err, r->wl->name);
+		return EXIT_BADINPUT;
+	}
+	printf("rlwork %s: resolved options\n", r->wl->name);
+	opt_print_resolved(stdout, sets, 2);
+	fflush(stdout);
+	return 0;
+}
+
+static void final_verify(struct run *r)
+{
+	char msg[256];
+
+	if (r->o.inject) {
+		if (oracle_inject(r->oracle, r->t.path, r->o.inject,
+				  r->t.size, msg, sizeof(msg)))
+			rl_fail(r, "%s", msg);
+		fprintf(stderr, "rlwork: %s\n", msg);
+	}
+	if (oracle_verify_file(r->oracle, r->t.fd, r->t.size,
+			       "final pass, page cache"))
+		rl_fail(r, "final verification pass could not read the file");
+	/* and once more from the disk, past whatever the cache holds */
+	fsync(r->t.fd);
+	posix_fadvise(r->t.fd, 0, 0, POSIX_FADV_DONTNEED);
+	if (oracle_verify_file(r->oracle, r->t.fd, r->t.size,
+			       "final pass, after dropping the cache"))
+		rl_fail(r, "final verification pass could not read the file");
+}
+
+int main(int argc, char **argv)
+{
+	struct run *r;
+	int i, ret;
+
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_BADINPUT;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (posix_memalign((void **)&r, CACHELINE, sizeof(*r)))
+		return EXIT_MEASURED;
+	memset(r, 0, sizeof(*r));
+	r->t.fd = r->t.dfd = -1;
+	r->wl = find_workload(argv[1]);
+	if (!r->wl) {
+		fprintf(stderr, "rlwork: unknown workload '%s' (valid:", argv[1]);
+		for (i = 0; i < (int)ARRAY_SIZE(workloads); i++)
+			fprintf(stderr, "%s %s", i ? "," : "",
+				workloads[i]->name);
+		fprintf(stderr, ")\n");
+		return EXIT_BADINPUT;
+	}
+	for (i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			workload_help(r->wl);
+			return 0;
+		}
+	}
+	ret = parse(r, argc - 2, argv + 2);
+	if (ret || r->o.dry_run)
+		return ret;
+
+	set_started(r);
+	r->t.file_id = (uint32_t)(getpid() * 2654435761u ^ time(NULL));
+	ret = target_open(r);
+	if (ret)
+		return ret;
+	if (r->o.verify) {
+		r->oracle = oracle_new(r->t.file_id, r->t.size / RL_PAGE);
+		if (!r->oracle)
+			return EXIT_MEASURED;
+	}
+	r->nthreads = r->o.threads;
+	r->bufsize = r->o.bs;
+	ret = r->wl->setup ? r->wl->setup(r) : 0;
+	if (ret) {
+		target_close(r);
+		return ret;
+	}
+	if (rl_harness_run(r)) {
+		fprintf(stderr, "rlwork: out of memory starting threads\n");
+		return EXIT_MEASURED;
+	}
+	if (r->wl->teardown)
+		r->wl->teardown(r);
+	if (r->oracle)
+		final_verify(r);
+	ret = report_write(r);
+	if (r->failed)
+		fprintf(stderr, "rlwork %s: failed: %s\n", r->wl->name,
+			r->fail_msg);
+	if (r->oracle && r->oracle->errors)
+		fprintf(stderr, "rlwork %s: verification failed: %llu errors, first: %s\n",
+			r->wl->name, (unsigned long long)r->oracle->errors,
+			r->oracle->first_error);
+	target_close(r);
+	if (ret || r->failed || (r->oracle && r->oracle->errors))
+		return EXIT_MEASURED;
+	return 0;
+}

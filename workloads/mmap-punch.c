@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmap-punch: page faults on a shared mapping against hole punching, the
+ * race invalidate_lock closed in 5.15. Fault threads read and write pages
+ * of a MAP_SHARED mapping and zap them again (MADV_DONTNEED) so the next
+ * touch faults again; punch threads punch chunks; refill threads write
+ * punched chunks back so there is data to punch.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "oracle.h"
+#include "rlwork.h"
+
+struct mp_opts {
+	uint64_t punch_threads;
+	uint64_t refill_threads;
+	uint64_t punch_len;
+	uint64_t write_pct;
+	unsigned int overlap;
+};
+
+enum { OVERLAP_DISJOINT, OVERLAP_INTERLEAVED, OVERLAP_IDENTICAL };
+enum { OP_FAULT, OP_PUNCH, OP_REFILL };
+enum { C_READ_FAULTS, C_WRITE_FAULTS };
+
+struct mp_state {
+	char *map;
+	uint64_t nchunks;
+	uint64_t ppc;		/* pages per chunk */
+	uint8_t *punched;	/* per chunk: punched, not yet refilled */
+};
+
+static const char *const overlap_choices[] = { "disjoint", "interleaved",
+					       "identical", NULL };
+
+#define O(f) offsetof(struct mp_opts, f)
+static const struct opt_def mp_opts[] = {
+	{ "punch-threads", OPT_INT, O(punch_threads), "1", 1, 1024, NULL,
+	  "threads punching holes (--threads is the number of fault threads)", 0 },
+	{ "refill-threads", OPT_INT, O(refill_threads), "1", 0, 1024, NULL,
+	  "threads writing punched chunks back with pwrite", 0 },
+	{ "punch-len", OPT_SIZE, O(punch_len), "64k", 4096, 1ull << 30, NULL,
+	  "bytes per punch; the file is cut into chunks of this size", 0 },
+	{ "write-pct", OPT_INT, O(write_pct), "25", 0, 100, NULL,
+	  "percent of faults that are write faults", 0 },
+	{ "overlap", OPT_ENUM, O(overlap), "identical", 1, 0, overlap_choices,
+	  "fault vs punch chunks: disjoint (separate halves), interleaved (even vs odd chunks) or identical (all chunks)", 0 },
+	OPT_END
+};
+
+static const struct op_decl mp_ops[] = {
+	{ "fault", true }, { "punch", false }, { "refill", true },
+	{ NULL, false },
+};
+
+static const struct counter_decl mp_counters[] = {
+	{ "read_faults", "faults", 0 }, { "write_faults", "faults", 0 },
+	{ NULL, NULL, 0 },
+};
+
+static int mp_check(struct run *r, char *err, size_t len)
+{
+	const struct mp_opts *m = r->wopts;
+	uint64_t n = r->o.size / m->punch_len;
+
+	if (m->punch_len % RL_PAGE)
+		return snprintf(err, len, "--punch-len: %llu is not a multiple of 4k",
+				(unsigned long long)m->punch_len), -1;
+	if (n < 2)
+		return snprintf(err, len,
+				"file too small: --size %llu holds %llu chunks of --punch-len %llu, need at least 2",
+				(unsigned long long)r->o.size,
+				(unsigned long long)n,
+				(unsigned long long)m->punch_len), -1;
+	return 0;
+}
+
+/* the k-th chunk of the fault (punch = false) or punch domain */
+static uint64_t domain_size(const struct run *r, bool punch)
+{
+	const struct mp_opts *m = r->wopts;
+	const struct mp_state *s = r->priv;
+
+	switch (m->overlap) {
+	case OVERLAP_DISJOINT:
+		return punch ? s->nchunks - s->nchunks / 2 : s->nchunks / 2;
+	case OVERLAP_INTERLEAVED:
+		return punch ? s->nchunks / 2 : (s->nchunks + 1) / 2;
+	}
+	return s->nchunks;
+}
+
+static uint64_t domain_chunk(const struct run *r, bool punch, uint64_t k)
+{
+	const struct mp_opts *m = r->wopts;
+	const struct mp_state *s = r->priv;
+
+	switch (m->overlap) {
+	case OVERLAP_DISJOINT:
+		return punch ? s->nchunks / 2 + k : k;
+	case OVERLAP_INTERLEAVED:
+		return 2 * k + punch;
+	}
+	return k;
+}
+
+static void fault_one(struct worker *w)
+{
+	struct run *r = w->run;
+	const struct mp_opts *m = r->wopts;
+	struct mp_state *s = r->priv;
+	struct oracle *o = r->oracle;
+	uint64_t k, page, gen = 0, t0;
+	char *addr, *tmp = w->buf;
+	bool write;
+
+	k = domain_chunk(r, false, rl_rand_below(w, domain_size(r, false)));
+	page = k * s->ppc + rl_rand_below(w, s->ppc);
+	addr = s->map + page * RL_PAGE;
+	write = rl_rand_below(w, 100) < m->write_pct;
+	/* a page being refilled is read instead: writes are serialized */
+	if (o && write && !oracle_write_trybegin(o, page, 1, &gen))
+		write = false;
+	if (o && write)
+		oracle_fill(o, tmp, page, 1, gen);
+	else if (o)
+		oracle_read_begin(o, w->rd, page, 1);
+	t0 = rl_now();
+	if (write)
+		memcpy(addr, tmp, RL_PAGE);
+	else if (o)
+		memcpy(tmp, addr, RL_PAGE);
+	else
+		(void)*(volatile char *)addr;
+	madvise(addr, RL_PAGE, MADV_DONTNEED);
+	rl_op_done(w, OP_FAULT, t0, RL_PAGE);
+	rl_count(w, write ? C_WRITE_FAULTS : C_READ_FAULTS);
+	if (o && write)
+		oracle_write_end(o, page, 1, gen, true);
+	else if (o)
+		oracle_read_end(o, w->rd, tmp, RL_PAGE, "read fault");
+}
+
+static void punch_one(struct worker *w)
+{
+	struct run *r = w->run;
+	struct mp_state *s = r->priv;
+	struct oracle *o = r->oracle;
+	uint64_t k, t0, len = s->ppc * RL_PAGE;
+	int ret;
+
+	k = domain_chunk(r, true, rl_rand_below(w, domain_size(r, true)));
+	if (o)
+		oracle_punch_begin(o, w->pn, k * s->ppc, s->ppc);
+	t0 = rl_now();
+	ret = fallocate(r->t.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			k * len, len);
+	rl_op_done(w, OP_PUNCH, t0, 0);
+	if (o)
+		oracle_punch_end(o, w->pn);
+	if (ret)
+		rl_fail(r, "punch at %llu: %s", (unsigned long long)(k * len),
+			strerror(errno));
+	__atomic_store_n(&s->punched[k], 1, __ATOMIC_RELEASE);
+}
+
+static void refill_one(struct worker *w, uint64_t *cursor)
+{
+	struct run *r = w->run;
+	struct mp_state *s = r->priv;
+	struct oracle *o = r->oracle;
+	uint64_t n = domain_size(r, true), k, i, gen = 0, t0;
+	uint64_t len = s->ppc * RL_PAGE;
+	ssize_t ret;
+
+	for (i = 0; i < n; i++) {
+		k = domain_chunk(r, true, (*cursor + i) % n);
+		if (__atomic_exchange_n(&s->punched[k], 0, __ATOMIC_ACQ_REL))
+			break;
+	}
+	*cursor += i + 1;
+	if (i == n) {
+		usleep(100);	/* nothing punched yet */
+		return;
+	}
+	if (o) {
+		gen = oracle_write_begin(o, k * s->ppc, s->ppc);
+		oracle_fill(o, w->buf, k * s->ppc, s->ppc, gen);
+	}
+	t0 = rl_now();
+	ret = pwrite(r->t.fd, w->buf, len, k * len);
+	rl_op_done(w, OP_REFILL, t0, ret > 0 ? ret : 0);
+	if (o)
+		oracle_write_end(o, k * s->ppc, s->ppc, gen,
+				 ret == (ssize_t)len);
+	if (ret != (ssize_t)len)
+		rl_fail(r, "refill at %llu: %s", (unsigned long long)(k * len),
+			ret < 0 ? strerror(errno) : "short write");
+}
+
+static void mp_thread(struct worker *w)
+{
+	const struct run *r = w->run;
+	const struct mp_opts *m = r->wopts;
+	uint64_t cursor = w->id;
+
+	if (w->id < r->o.threads)
+		while (rl_running(w))
+			fault_one(w);
+	else if (w->id < r->o.threads + m->punch_threads)
+		while (rl_running(w))
+			punch_one(w);
+	else
+		while (rl_running(w))
+			refill_one(w, &cursor);
+}
+
+static int mp_setup(struct run *r)
+{
+	const struct mp_opts *m = r->wopts;
+	struct mp_state *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return EXIT_MEASURED;
+	s->ppc = m->punch_len / RL_PAGE;
+	s->nchunks = r->o.size / m->punch_len;
+	s->punched = calloc(s->nchunks, 1);
+	s->map = mmap(NULL, r->o.size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		      r->t.fd, 0);
+	if (s->map == MAP_FAILED || !s->punched) {
+		fprintf(stderr, "rlwork mmap-punch: mmap %s: %s\n", r->t.path,
+			strerror(errno));
+		return EXIT_MEASURED;
+	}
+	r->priv = s;
+	r->nthreads = r->o.threads + m->punch_threads + m->refill_threads;
+	r->bufsize = m->punch_len > RL_PAGE ? m->punch_len : RL_PAGE;
+	return 0;
+}
+
+static void mp_teardown(struct run *r)
+{
+	struct mp_state *s = r->priv;
+
+	munmap(s->map, r->o.size);
+	free(s->punched);
+	free(s);
+}
+
+const struct workload_ops wl_mmap_punch = {
+	.name = "mmap-punch",
+	.summary = "page faults on a shared mapping vs hole punching and refills",
+	.help =
+"--threads fault threads touch random pages of a MAP_SHARED mapping of the\n"
+"file (read faults, and --write-pct write faults that store a tagged page)\n"
+"and zap each page with MADV_DONTNEED so the next touch faults again; a\n"
+"fault op is the touch plus the zap. --punch-threads punch random chunks of\n"
+"--punch-len bytes (fallocate PUNCH_HOLE|KEEP_SIZE) and --refill-threads\n"
+"write punched chunks back with pwrite. --overlap chooses whether the fault\n"
+"and punch chunks are disjoint, interleaved or identical. This is the race\n"
+"the page-cache invalidation lock exists for: without it (imutex) a fault\n"
+"can bring back data a completed punch removed, which --verify reports.",
+	.opts = mp_opts,
+	.opts_size = sizeof(struct mp_opts),
+	.ops = mp_ops,
+	.counters = mp_counters,
+	.flags = WL_PUNCH,
+	.check = mp_check,
+	.setup = mp_setup,
+	.thread = mp_thread,
+	.teardown = mp_teardown,
+};

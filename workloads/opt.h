@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Option tables in the fio options.c style: every option is one row (name,
+ * type, offset into a struct, default, range, help) and all parsing happens
+ * in opt.c, for the common table and the workload's table alike.
+ */
+#ifndef RLWORK_OPT_H
+#define RLWORK_OPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum opt_type {
+	OPT_INT,	/* uint64_t, plain number */
+	OPT_SIZE,	/* uint64_t, bytes, k/m/g/t suffixes (powers of 1024) */
+	OPT_DOUBLE,	/* double, e.g. seconds */
+	OPT_BOOL,	/* bool: --x, --x=1|0|yes|no|true|false */
+	OPT_ENUM,	/* unsigned int index into choices[] */
+	OPT_STR,	/* const char * */
+	OPT_KV,		/* struct kv_list: repeatable KEY=VALUE */
+};
+
+/* row flags */
+#define OPT_NOPARAM	(1u << 0)	/* not part of the result's "params" */
+#define OPT_HIDDEN	(1u << 1)	/* not in --help: test-only */
+
+struct opt_def {
+	const char *name;
+	enum opt_type type;
+	size_t off;
+	const char *def;	/* default, parsed like the command line; NULL: unset */
+	double min, max;	/* numeric types; ignored when min > max */
+	const char *const *choices;	/* OPT_ENUM, NULL-terminated */
+	const char *help;
+	unsigned int flags;
+};
+
+#define OPT_END { .name = NULL }
+
+struct kv {
+	const char *key;
+	const char *value;
+};
+
+struct kv_list {
+	unsigned int n;
+	struct kv *v;
+};
+
+/* one table bound to the struct its offsets point into */
+struct opt_set {
+	const struct opt_def *defs;
+	void *base;
+};
+
+/*
+ * Apply defaults, then "name=value,name=value" overrides (a workload's own
+ * defaults for common options), then argv. On bad input, writes a one-line
+ * message to err and returns -1.
+ */
+int opt_defaults(struct opt_set *sets, int nsets, const char *overrides,
+		 char *err, size_t errlen);
+int opt_parse_argv(struct opt_set *sets, int nsets, int argc, char **argv,
+		   char *err, size_t errlen);
+int opt_parse_size(const char *s, uint64_t *out);
+void opt_print_help(FILE *f, const struct opt_def *defs);
+void opt_print_resolved(FILE *f, const struct opt_set *sets, int nsets);
+/* the value of a row as a string (static buffer) */
+const char *opt_value_str(const struct opt_def *d, const void *base);
+
+static inline void *opt_ptr(const struct opt_def *d, const void *base)
+{
+	return (char *)base + d->off;
+}
+
+#endif

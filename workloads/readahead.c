@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * readahead: sequential reads of cold data, so the kernel's readahead (or
+ * an explicit fadvise WILLNEED) creates the page-cache folios, taking the
+ * invalidation lock shared over the readahead window.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "oracle.h"
+#include "rlwork.h"
+
+struct ra_opts {
+	unsigned int mode;
+	uint64_t window;
+};
+
+enum { MODE_SEQ, MODE_WILLNEED };
+enum { OP_READ, OP_WILLNEED };
+enum { C_PASSES };
+
+static const char *const mode_choices[] = { "seq", "willneed", NULL };
+
+#define O(f) offsetof(struct ra_opts, f)
+static const struct opt_def ra_opts[] = {
+	{ "mode", OPT_ENUM, O(mode), "seq", 1, 0, mode_choices,
+	  "seq: plain sequential reads (kernel readahead); willneed: fadvise WILLNEED each window before reading it", 0 },
+	{ "window", OPT_SIZE, O(window), "1m", 4096, 1ull << 30, NULL,
+	  "bytes per fadvise WILLNEED with --mode=willneed", 0 },
+	OPT_END
+};
+
+static const struct op_decl ra_ops[] = {
+	{ "read", true }, { "willneed", false }, { NULL, false },
+};
+
+static const struct counter_decl ra_counters[] = {
+	{ "passes", "passes", 0 }, { NULL, NULL, 0 },
+};
+
+static int ra_check(struct run *r, char *err, size_t len)
+{
+	const struct ra_opts *a = r->wopts;
+
+	if (r->o.size / r->o.threads < r->o.bs)
+		return snprintf(err, len,
+				"file too small: --size %llu gives each of --threads %llu less than --bs %llu",
+				(unsigned long long)r->o.size,
+				(unsigned long long)r->o.threads,
+				(unsigned long long)r->o.bs), -1;
+	if (a->window % RL_PAGE)
+		return snprintf(err, len, "--window: %llu is not a multiple of 4k",
+				(unsigned long long)a->window), -1;
+	return 0;
+}
+
+static void ra_pass(struct worker *w, int fd, uint64_t first, uint64_t end)
+{
+	struct run *r = w->run;
+	const struct ra_opts *a = r->wopts;
+	uint64_t off, bs = r->o.bs, next_window = first, t0;
+	ssize_t ret;
+
+	/* cold: the pass's own slice only, so threads do not disturb others */
+	posix_fadvise(fd, first, end - first, POSIX_FADV_DONTNEED);
+	for (off = first; off + bs <= end && rl_running(w); off += bs) {
+		if (a->mode == MODE_WILLNEED && off >= next_window) {
+			t0 = rl_now();
+			posix_fadvise(fd, off, a->window, POSIX_FADV_WILLNEED);
+			rl_op_done(w, OP_WILLNEED, t0, 0);
+			next_window = off + a->window;
+		}
+		if (r->oracle)
+			oracle_read_begin(r->oracle, w->rd, off / RL_PAGE,
+					  bs / RL_PAGE);
+		t0 = rl_now();
+		ret = pread(fd, w->buf, bs, off);
+		rl_op_done(w, OP_READ, t0, ret > 0 ? ret : 0);
+		if (ret != (ssize_t)bs) {
+			rl_fail(r, "read at %llu: %s", (unsigned long long)off,
+				ret < 0 ? strerror(errno) : "short read");
+			return;
+		}
+		if (r->oracle)
+			oracle_read_end(r->oracle, w->rd, w->buf, ret,
+					"sequential read");
+	}
+	rl_count(w, C_PASSES);
+}
+
+static void ra_thread(struct worker *w)
+{
+	struct run *r = w->run;
+	uint64_t slice = r->o.size / r->nthreads / r->o.bs * r->o.bs;
+	uint64_t first = slice * w->id;
+	int fd;
+
+	/* readahead state lives in the open file: one per thread */
+	fd = open(r->t.path, O_RDONLY);
+	if (fd < 0) {
+		rl_fail(r, "open %s: %s", r->t.path, strerror(errno));
+		return;
+	}
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	while (rl_running(w))
+		ra_pass(w, fd, first, first + slice);
+	close(fd);
+}
+
+const struct workload_ops wl_readahead = {
+	.name = "readahead",
+	.summary = "sequential reads of cold data through readahead or fadvise WILLNEED",
+	.help =
+"Each thread reads its own slice of the file sequentially in --bs blocks,\n"
+"through its own open file (readahead state is per open file). Before every\n"
+"pass the slice is dropped from the page cache (fadvise DONTNEED), so the\n"
+"reads are cold: --mode=seq leaves the folio creation to the kernel's\n"
+"readahead, --mode=willneed issues fadvise WILLNEED for each --window\n"
+"first (a willneed op). Both create page-cache folios over whole readahead\n"
+"windows under the invalidation lock taken shared.",
+	.opts = ra_opts,
+	.opts_size = sizeof(struct ra_opts),
+	.defaults = "bs=128k",
+	.ops = ra_ops,
+	.counters = ra_counters,
+	.check = ra_check,
+	.thread = ra_thread,
+};

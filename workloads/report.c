@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Collection and output: merge per-thread counters (histograms by adding
+ * counts), print a summary, write the result JSON of docs/formats.md
+ * atomically (temp file, fsync, rename).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysinfo.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "oracle.h"
+#include "rlwork.h"
+
+static const char *const pct_names[] = { "50", "90", "99", "99.9", "99.99" };
+static const double pct_values[] = { 50, 90, 99, 99.9, 99.99 };
+
+static unsigned int nops(const struct run *r)
+{
+	unsigned int n = 0;
+
+	while (r->wl->ops[n].name)
+		n++;
+	return n;
+}
+
+static unsigned int ncounters(const struct run *r)
+{
+	unsigned int n = 0;
+
+	while (r->wl->counters && r->wl->counters[n].name)
+		n++;
+	return n;
+}
+
+static void merge_op(const struct run *r, unsigned int op, struct op_stats *s)
+{
+	unsigned int i;
+
+	memset(s, 0, sizeof(*s));
+	hist_init(&s->h);
+	for (i = 0; i < r->nthreads; i++) {
+		s->count += r->workers[i]->stats[op].count;
+		s->bytes += r->workers[i]->stats[op].bytes;
+		hist_merge(&s->h, &r->workers[i]->stats[op].h);
+	}
+}
+
+static uint64_t merge_counter(const struct run *r, unsigned int c)
+{
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < r->nthreads; i++)
+		sum += r->workers[i]->counters[c];
+	return sum;
+}
+
+static json_t *hist_json(const struct hist *h)
+{
+	json_t *counts = json_object();
+	unsigned int i;
+	char key[16];
+
+	for (i = 0; i < HIST_BUCKETS; i++) {
+		if (!h->counts[i])
+			continue;
+		snprintf(key, sizeof(key), "%u", i);
+		json_object_set_new(counts, key, json_integer(h->counts[i]));
+	}
+	return json_pack("{s:i, s:o}", "bits", HIST_BITS, "counts", counts);
+}
+
+static json_t *lat_json(const struct hist *h)
+{
+	json_t *pct = json_object();
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(pct_names); i++)
+		json_object_set_new(pct, pct_names[i],
+			json_integer(hist_percentile(h, pct_values[i])));
+	return json_pack("{s:I, s:f, s:I, s:f, s:o, s:o}",
+			 "min", (json_int_t)(h->total ? h->min : 0),
+			 "mean", hist_mean(h),
+			 "max", (json_int_t)h->max,
+			 "stddev", hist_stddev(h),
+			 "percentiles", pct, "hist", hist_json(h));
+}
+
+static json_t *param_value(const struct opt_def *d, const void *base)
+{
+	const void *p = opt_ptr(d, base);
+
+	switch (d->type) {
+	case OPT_INT:
+	case OPT_SIZE:
+		return json_integer(*(const uint64_t *)p);
+	case OPT_DOUBLE:
+		return json_real(*(const double *)p);
+	case OPT_BOOL:
+		return json_boolean(*(const bool *)p);
+	case OPT_ENUM:
+		return json_string(d->choices[*(const unsigned int *)p]);
+	case OPT_STR:
+		return *(const char *const *)p ?
+			json_string(*(const char *const *)p) : json_null();
+	default:
+		return NULL;
+	}
+}
+
+extern const struct opt_def common_opts[];
+
+static json_t *params_json(const struct run *r)
+{
+	const struct opt_set sets[] = {
+		{ common_opts, (void *)&r->o }, { r->wl->opts, r->wopts } };
+	json_t *params = json_object();
+	const struct opt_def *d;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(sets); i++)
+		for (d = sets[i].defs; d && d->name; d++)
+			if (!(d->flags & (OPT_NOPARAM | OPT_HIDDEN)))
+				json_object_set_new(params, d->name,
+					param_value(d, sets[i].base));
+	return params;
+}
+
+static json_t *read_strategy(void)
+{
+	char buf[64];
+	FILE *f = fopen("/sys/kernel/mapping_lock/strategy", "r");
+	size_t n;
+
+	if (!f)
+		return json_null();
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		n--;
+	buf[n] = 0;
+	return n ? json_string(buf) : json_null();
+}
+
+static json_t *kernel_json(const struct run *r)
+{
+	struct utsname u;
+
+	uname(&u);
+	return json_pack("{s:o, s:s, s:o}",
+			 "variant", r->o.variant ? json_string(r->o.variant) :
+						   json_null(),
+			 "release", u.release, "strategy", read_strategy());
+}
+
+static json_t *kv_value(const char *s)
+{
+	char *end;
+	long long i;
+	double d;
+
+	if (!*s)
+		return json_string(s);
+	errno = 0;
+	i = strtoll(s, &end, 10);
+	if (!*end && !errno)
+		return json_integer(i);
+	d = strtod(s, &end);
+	if (!*end && !errno && d == d)
+		return json_real(d);
+	return json_string(s);
+}
+
+static json_t *env_json(const struct run *r)
+{
+	struct sysinfo si;
+	json_t *env;
+	unsigned int i;
+
+	sysinfo(&si);
+	env = json_pack("{s:i, s:I, s:s, s:s}",
+			"cpus", (int)sysconf(_SC_NPROCESSORS_ONLN),
+			"mem_mb", (json_int_t)((uint64_t)si.totalram *
+					       si.mem_unit >> 20),
+			"fs", r->t.fstype, "started", r->started);
+	for (i = 0; i < r->o.env.n; i++)
+		json_object_set_new(env, r->o.env.v[i].key,
+				    kv_value(r->o.env.v[i].value));
+	return env;
+}
+
+static void add_metric(json_t *m, const char *op, const char *what,
+		       const char *unit, bool higher)
+{
+	char name[128];
+
+	snprintf(name, sizeof(name), "%s%s%s", op, *op ? "." : "", what);
+	json_array_append_new(m, json_pack("{s:s, s:s, s:b}", "name", name,
+					   "unit", unit,
+					   "higher_is_better", higher));
+}
+
+static json_t *metrics_json(const struct run *r)
+{
+	const struct counter_decl *c;
+	const struct op_decl *op;
+	json_t *m = json_array();
+	char name[96];
+
+	for (op = r->wl->ops; op->name; op++) {
+		if (r->ops_off & (1u << (op - r->wl->ops)))
+			continue;
+		add_metric(m, op->name, "ops_per_s", "ops/s", true);
+		if (op->io)
+			add_metric(m, op->name, "bytes_per_s", "B/s", true);
+		add_metric(m, op->name, "lat_ns.p50", "ns", false);
+		add_metric(m, op->name, "lat_ns.p99", "ns", false);
+		add_metric(m, op->name, "lat_ns.p99.9", "ns", false);
+	}
+	for (c = r->wl->counters; c && c->name; c++) {
+		if (!c->better)
+			continue;
+		snprintf(name, sizeof(name), "counters.%s", c->name);
+		add_metric(m, "", name, c->unit, c->better > 0);
+	}
+	return m;
+}
+
+static json_t *verify_json(const struct run *r)
+{
+	const struct oracle *o = r->oracle;
+
+	if (!o)
+		return json_pack("{s:b, s:i, s:i, s:n}", "enabled", 0,
+				 "checked", 0, "errors", 0, "first_error");
+	return json_pack("{s:b, s:I, s:I, s:I, s:o}", "enabled", 1,
+			 "checked", (json_int_t)o->checked,
+			 "racy", (json_int_t)o->racy,
+			 "errors", (json_int_t)o->errors,
+			 "first_error", o->errors ?
+				json_string(o->first_error) : json_null());
+}
+
+static json_t *result_json(const struct run *r, const char *status,
+			   const char *error)
+{
+	json_t *ops = json_array(), *counters = json_object(), *doc;
+	double t = r->measured_s > 0 ? r->measured_s : 1;
+	unsigned int i;
+	struct op_stats *s = malloc(sizeof(*s));
+
+	for (i = 0; i < nops(r); i++) {
+		if (r->ops_off & (1u << i))
+			continue;
+		merge_op(r, i, s);
+		json_array_append_new(ops, json_pack(
+			"{s:s, s:I, s:f, s:f, s:o}",
+			"name", r->wl->ops[i].name,
+			"count", (json_int_t)s->count,
+			"ops_per_s", s->count / t,
+			"bytes_per_s", r->wl->ops[i].io ? s->bytes / t : 0.0,
+			"lat_ns", lat_json(&s->h)));
+	}
+	free(s);
+	for (i = 0; i < ncounters(r); i++)
+		json_object_set_new(counters, r->wl->counters[i].name,
+				    json_integer(merge_counter(r, i)));
+	doc = json_pack("{s:s, s:s, s:o, s:I, s:f, s:f, s:o, s:o, s:o,"
+			" s:o, s:o, s:o, s:s}",
+			"schema", "rlbench-result/1",
+			"workload", r->wl->name,
+			"params", params_json(r),
+			"iteration", (json_int_t)r->o.iteration,
+			"runtime_s", r->measured_s,
+			"ramp_s", r->o.ramp,
+			"kernel", kernel_json(r),
+			"env", env_json(r),
+			"ops", ops,
+			"counters", counters,
+			"metrics", metrics_json(r),
+			"verify", verify_json(r),
+			"status", status);
+	if (error)
+		json_object_set_new(doc, "error", json_string(error));
+	return doc;
+}
+
+static void print_summary(const struct run *r)
+{
+	struct op_stats *s = malloc(sizeof(*s));
+	double t = r->measured_s > 0 ? r->measured_s : 1;
+	unsigned int i;
+
+	printf("rlwork %s: %u threads, %.2f s measured\n", r->wl->name,
+	       r->nthreads, r->measured_s);
+	printf("  %-9s %12s %12s %9s %9s %9s %10s %10s\n", "op", "count",
+	       "ops/s", "MiB/s", "p50(us)", "p99(us)", "p99.9(us)",
+	       "max(us)");
+	for (i = 0; i < nops(r); i++) {
+		if (r->ops_off & (1u << i))
+			continue;
+		merge_op(r, i, s);
+		printf("  %-9s %12llu %12.1f %9.1f %9.1f %9.1f %9.1f %10.1f\n",
+		       r->wl->ops[i].name, (unsigned long long)s->count,
+		       s->count / t, s->bytes / t / 1048576.0,
+		       hist_percentile(&s->h, 50) / 1e3,
+		       hist_percentile(&s->h, 99) / 1e3,
+		       hist_percentile(&s->h, 99.9) / 1e3, s->h.max / 1e3);
+	}
+	free(s);
+	for (i = 0; i < ncounters(r); i++)
+		printf("  %-9s %12llu\n", r->wl->counters[i].name,
+		       (unsigned long long)merge_counter(r, i));
+	if (r->oracle)
+		printf("  verify: %llu pages checked, %llu racy, %llu errors\n",
+		       (unsigned long long)r->oracle->checked,
+		       (unsigned long long)r->oracle->racy,
+		       (unsigned long long)r->oracle->errors);
+	else
+		printf("  verify: off\n");
+	fflush(stdout);
+}
+
+int report_write(struct run *r)
+{
+	const char *status = "ok", *error = NULL;
+	char tmp[4096], err[600];
+	json_t *doc;
+	FILE *f;
+
+	print_summary(r);
+	if (r->failed) {
+		status = "failed";
+		error = r->fail_msg;
+	} else if (r->oracle && r->oracle->errors) {
+		status = "failed";
+		snprintf(err, sizeof(err), "verification: %llu errors, first: %s",
+			 (unsigned long long)r->oracle->errors,
+			 r->oracle->first_error);
+		error = err;
+	}
+	if (!r->o.json)
+		return 0;
+	doc = result_json(r, status, error);
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", r->o.json, (int)getpid());
+	f = fopen(tmp, "w");
+	if (!f || json_dumpf(doc, f, JSON_INDENT(1) | JSON_SORT_KEYS) ||
+	    fflush(f) || fsync(fileno(f)) || fclose(f) ||
+	    rename(tmp, r->o.json)) {
+		fprintf(stderr, "rlwork: writing %s: %s\n", r->o.json,
+			strerror(errno));
+		unlink(tmp);
+		json_decref(doc);
+		return -1;
+	}
+	json_decref(doc);
+	return 0;
+}

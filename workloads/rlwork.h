@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rlwork: workload generators for the page-cache invalidation lock.
+ *
+ * The harness (harness.c) owns the threads, the start barrier, the ramp-up,
+ * the fixed runtime and the collection of results; a workload (one file per
+ * workload, a `struct workload_ops` like fio's ioengine_ops or locktorture's
+ * lock_torture_ops) only says what one thread does in its loop and bumps its
+ * own per-thread counters, which live on cache lines no other thread writes.
+ */
+#ifndef RLWORK_H
+#define RLWORK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "hist.h"
+#include "opt.h"
+
+#define CACHELINE	64
+#define RL_PAGE		4096u	/* unit of the oracle's tags, not PAGE_SIZE */
+#define RL_MAX_OPS	6
+#define RL_MAX_COUNTERS	8
+
+#define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
+#define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* exit codes shared by every rlbench tool */
+#define EXIT_MEASURED	1	/* verification error, failed run */
+#define EXIT_BADINPUT	2	/* bad input or missing prerequisite */
+
+enum inject_mode { INJECT_NONE, INJECT_STALE, INJECT_TAG, INJECT_CHECKSUM,
+		   INJECT_LOST };
+
+struct common_opts {
+	uint64_t threads;
+	double runtime;
+	double ramp;
+	const char *file;
+	uint64_t size;
+	uint64_t bs;
+	bool verify;
+	uint64_t seed;
+	const char *json;
+	const char *variant;
+	uint64_t iteration;
+	struct kv_list env;
+	bool dry_run;
+	bool force;
+	bool keep;
+	unsigned int inject;
+};
+
+/* A timed operation a workload reports, e.g. "read" or "punch". */
+struct op_decl {
+	const char *name;
+	bool io;		/* has a meaningful bytes_per_s */
+};
+
+/* An outcome that is not a timed op, e.g. "sigbus". */
+struct counter_decl {
+	const char *name;
+	const char *unit;
+	int better;		/* +1 higher is better, -1 lower, 0 no metric */
+};
+
+/* what a workload needs from the target filesystem */
+#define WL_DIRECT	(1u << 0)	/* O_DIRECT */
+#define WL_PUNCH	(1u << 1)	/* fallocate(PUNCH_HOLE) */
+
+struct run;
+struct worker;
+
+struct workload_ops {
+	const char *name;
+	const char *summary;		/* one line for rlwork --help */
+	const char *help;		/* the paragraph for rlwork <w> --help */
+	const struct opt_def *opts;
+	size_t opts_size;
+	const char *defaults;		/* overrides of common defaults */
+	const struct op_decl *ops;	/* NULL-terminated, index = op id */
+	const struct counter_decl *counters;	/* NULL-terminated */
+	unsigned int flags;
+	/* option consistency; -1 and a message in err for bad input */
+	int (*check)(struct run *r, char *err, size_t len);
+	/* sets r->nthreads (and r->bufsize); returns an exit code */
+	int (*setup)(struct run *r);
+	void (*thread)(struct worker *w);
+	void (*teardown)(struct run *r);
+};
+
+struct op_stats {
+	uint64_t count;
+	uint64_t bytes;
+	struct hist h;
+} __attribute__((aligned(CACHELINE)));
+
+struct worker {
+	struct run *run;
+	unsigned int id;
+	uint64_t rng;
+	void *buf;			/* r->bufsize bytes, 4 KiB aligned */
+	void *priv;			/* the workload's per-thread state */
+	struct oracle_read *rd;		/* oracle snapshots, when verifying */
+	struct oracle_punch *pn;
+	uint64_t counters[RL_MAX_COUNTERS];
+	struct op_stats stats[RL_MAX_OPS];
+} __attribute__((aligned(CACHELINE)));
+
+enum phase { PHASE_RAMP, PHASE_MEASURE, PHASE_STOP };
+
+struct target {
+	const char *path;
+	int fd;			/* buffered, O_RDWR */
+	int dfd;		/* O_DIRECT, or -1 */
+	uint64_t size;
+	bool created;		/* by this run: deleted at the end */
+	uint32_t file_id;	/* in every tag written to it */
+	char fstype[32];
+};
+
+struct run {
+	/* written three times per run, read by every op: its own line */
+	int phase __attribute__((aligned(CACHELINE)));
+	char pad0[CACHELINE - sizeof(int)];
+
+	const struct workload_ops *wl;
+	struct common_opts o;
+	void *wopts;
+	struct target t;
+	struct oracle *oracle;		/* NULL unless --verify */
+	void *priv;
+	unsigned int nthreads;
+	unsigned int ops_off;		/* bit i: op i unused in this run */
+	size_t bufsize;
+	struct worker **workers;
+	double measured_s;
+	char started[32];
+	int failed;
+	char fail_msg[512];
+};
+
+/* ---- hot-path helpers ---- */
+
+static inline uint64_t rl_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static inline bool rl_running(const struct worker *w)
+{
+	return READ_ONCE(w->run->phase) != PHASE_STOP;
+}
+
+/* Ops completing during the ramp-up are not recorded. */
+static inline void rl_op_done(struct worker *w, unsigned int op, uint64_t t0,
+			      uint64_t bytes)
+{
+	uint64_t t1 = rl_now();
+	struct op_stats *s = &w->stats[op];
+
+	if (likely(READ_ONCE(w->run->phase) == PHASE_MEASURE)) {
+		s->count++;
+		s->bytes += bytes;
+		hist_add(&s->h, t1 - t0);
+	}
+}
+
+static inline void rl_count(struct worker *w, unsigned int counter)
+{
+	if (READ_ONCE(w->run->phase) == PHASE_MEASURE)
+		w->counters[counter]++;
+}
+
+/* xorshift64*: per thread, cheap, good enough for offsets */
+static inline uint64_t rl_rand(struct worker *w)
+{
+	uint64_t x = w->rng;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	w->rng = x;
+	return x * 0x2545f4914f6cdd1dull;
+}
+
+/* uniform in [0, n) without a division (Lemire) */
+static inline uint64_t rl_rand_below(struct worker *w, uint64_t n)
+{
+	return (uint64_t)(((unsigned __int128)rl_rand(w) * n) >> 64);
+}
+
+/* ---- harness services for workloads ---- */
+
+/* stop the run: a measured failure (exit 1), reported once */
+void rl_fail(struct run *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int rl_harness_run(struct run *r);
+
+/* target.c */
+int target_open(struct run *r);
+void target_close(struct run *r);
+int target_fill(struct run *r, uint64_t from, uint64_t to);
+
+/* report.c */
+int report_write(struct run *r);
+
+/* the workload table */
+extern const struct workload_ops wl_dio, wl_mmap_punch, wl_truncate_storm,
+	wl_buffered_rw, wl_readahead;
+
+#endif
