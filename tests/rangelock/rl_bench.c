@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lock microbenchmark: lock+unlock pairs of pthread mutex (the i_mutex
+ * stand-in), pthread rwlock (the rwsem stand-in), the exclusive range
+ * lock (every request a write range, as the "rangelock" kernel takes
+ * them) and the reader/writer range lock, built from lib/range_lock.c
+ * with the non-debug shims.
+ *
+ * 1. Uncontended cost, one thread, ns per lock+unlock pair (median of
+ *    several samples).
+ * 2. Throughput at 1..N threads, ops/s, for three range layouts
+ *    (disjoint: each thread its own range; overlap: random 16-index
+ *    ranges in a 64-index window; whole: [0, ULONG_MAX]) and two mixes
+ *    (readers: only read requests; mixed: one request in five writes).
+ *    Each holder does --work iterations of dependent arithmetic.
+ *
+ * Prints a table and the ratio line, writes JSON to --json PATH.
+ * Exit: 0, 1 if the JSON cannot be written, 2 on bad arguments.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/range_lock.h>
+
+enum lock_kind { K_MUTEX, K_RWLOCK, K_RANGE_EXCL, K_RANGE_RW, NR_KINDS };
+enum layout { L_DISJOINT, L_OVERLAP, L_WHOLE, NR_LAYOUTS };
+enum mix { M_READERS, M_MIXED, NR_MIXES };
+
+static const char *const kind_name[] = {
+	"mutex", "rwlock", "range-excl", "range-rw"
+};
+static const char *const layout_name[] = { "disjoint", "overlap", "whole" };
+static const char *const mix_name[] = { "readers", "mixed" };
+
+#define MAX_THREADS	64
+#define SAMPLES		7
+
+static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_rwlock_t rwlock = PTHREAD_RWLOCK_INITIALIZER;
+static struct range_lock_tree tree;
+
+static unsigned int work = 50;
+static unsigned int point_ms = 200;
+static unsigned long long pair_iters = 2000000;
+
+struct point {
+	enum lock_kind kind;
+	enum layout layout;
+	enum mix mix;
+	unsigned int threads;
+	double ops_per_s;
+};
+
+struct thread_arg {
+	pthread_t thread;
+	const struct point *p;
+	unsigned int id;
+	unsigned long long ops;
+	unsigned long long rng;
+	unsigned long sink;
+};
+
+static volatile int go, stop;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static unsigned long long rnd(unsigned long long *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 2685821657736338717ull;
+}
+
+/* The critical section: work that the compiler cannot drop or batch. */
+static unsigned long do_work(unsigned long x)
+{
+	unsigned int i;
+
+	for (i = 0; i < work; i++) {
+		x = x * 6364136223846793005ul + 1442695040888963407ul;
+		__asm__ __volatile__("" : "+r"(x));
+	}
+	return x;
+}
+
+static void one_op(struct thread_arg *a, bool reader, unsigned long start,
+		   unsigned long last)
+{
+	struct range_lock rl;
+
+	switch (a->p->kind) {
+	case K_MUTEX:
+		pthread_mutex_lock(&mutex);
+		a->sink = do_work(a->sink);
+		pthread_mutex_unlock(&mutex);
+		break;
+	case K_RWLOCK:
+		if (reader)
+			pthread_rwlock_rdlock(&rwlock);
+		else
+			pthread_rwlock_wrlock(&rwlock);
+		a->sink = do_work(a->sink);
+		pthread_rwlock_unlock(&rwlock);
+		break;
+	case K_RANGE_EXCL:
+		range_lock_init(&rl, start, last);
+		range_write_lock(&tree, &rl);
+		a->sink = do_work(a->sink);
+		range_write_unlock(&tree, &rl);
+		break;
+	default:
+		range_lock_init(&rl, start, last);
+		if (reader) {
+			range_read_lock(&tree, &rl);
+			a->sink = do_work(a->sink);
+			range_read_unlock(&tree, &rl);
+		} else {
+			range_write_lock(&tree, &rl);
+			a->sink = do_work(a->sink);
+			range_write_unlock(&tree, &rl);
+		}
+		break;
+	}
+}
+
+static void *bench_thread(void *arg)
+{
+	struct thread_arg *a = arg;
+	unsigned long start, last;
+	bool reader;
+
+	while (!go)
+		;
+	while (!stop) {
+		reader = a->p->mix == M_READERS || rnd(&a->rng) % 5;
+		switch (a->p->layout) {
+		case L_DISJOINT:
+			start = a->id * 1024ul;
+			last = start + 15;
+			break;
+		case L_OVERLAP:
+			start = rnd(&a->rng) % 48;
+			last = start + 15;
+			break;
+		default:
+			start = 0;
+			last = ULONG_MAX;
+			break;
+		}
+		one_op(a, reader, start, last);
+		a->ops++;
+	}
+	return NULL;
+}
+
+static void run_point(struct point *p)
+{
+	struct thread_arg args[MAX_THREADS];
+	unsigned long long ops = 0;
+	struct timespec ts = {
+		.tv_sec = point_ms / 1000,
+		.tv_nsec = (point_ms % 1000) * 1000000l,
+	};
+	double t0, t1;
+	unsigned int i;
+
+	go = 0;
+	stop = 0;
+	memset(args, 0, sizeof(args));
+	for (i = 0; i < p->threads; i++) {
+		args[i].p = p;
+		args[i].id = i;
+		args[i].rng = 0x9e3779b97f4a7c15ull * (i + 1);
+		if (pthread_create(&args[i].thread, NULL, bench_thread,
+				   &args[i]))
+			abort();
+	}
+	t0 = now();
+	go = 1;
+	nanosleep(&ts, NULL);
+	stop = 1;
+	t1 = now();
+	for (i = 0; i < p->threads; i++) {
+		pthread_join(args[i].thread, NULL);
+		ops += args[i].ops;
+	}
+	p->ops_per_s = ops / (t1 - t0);
+}
+
+/* Uncontended pairs; noinline keeps each loop honest about call cost. */
+#define PAIR_LOOP(name, lock_stmt, unlock_stmt)				\
+static __attribute__((noinline)) double name(void)			\
+{									\
+	struct range_lock rl;						\
+	unsigned long long i;						\
+	double t0 = now();						\
+									\
+	(void)rl;							\
+	for (i = 0; i < pair_iters; i++) {				\
+		lock_stmt;						\
+		__asm__ __volatile__("" ::: "memory");			\
+		unlock_stmt;						\
+	}								\
+	return (now() - t0) * 1e9 / pair_iters;				\
+}
+
+PAIR_LOOP(pair_mutex, pthread_mutex_lock(&mutex),
+	  pthread_mutex_unlock(&mutex))
+PAIR_LOOP(pair_rw_write, pthread_rwlock_wrlock(&rwlock),
+	  pthread_rwlock_unlock(&rwlock))
+PAIR_LOOP(pair_rw_read, pthread_rwlock_rdlock(&rwlock),
+	  pthread_rwlock_unlock(&rwlock))
+PAIR_LOOP(pair_range_write,
+	  (range_lock_init(&rl, i & 1023, (i & 1023) + 3),
+	   range_write_lock(&tree, &rl)),
+	  range_write_unlock(&tree, &rl))
+PAIR_LOOP(pair_range_read,
+	  (range_lock_init(&rl, i & 1023, (i & 1023) + 3),
+	   range_read_lock(&tree, &rl)),
+	  range_read_unlock(&tree, &rl))
+PAIR_LOOP(pair_range_full,
+	  (range_lock_init_full(&rl), range_write_lock(&tree, &rl)),
+	  range_write_unlock(&tree, &rl))
+
+static const struct {
+	const char *name;
+	const char *label;
+	double (*fn)(void);
+} pairs[] = {
+	{ "mutex", "pthread mutex", pair_mutex },
+	{ "rwlock_write", "pthread rwlock write", pair_rw_write },
+	{ "rwlock_read", "pthread rwlock read", pair_rw_read },
+	{ "range_write", "range lock write (exclusive)", pair_range_write },
+	{ "range_read", "range lock read", pair_range_read },
+	{ "range_write_full", "range lock write [0,ULONG_MAX]",
+	  pair_range_full },
+};
+#define NR_PAIRS	(sizeof(pairs) / sizeof(pairs[0]))
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median_pair(double (*fn)(void))
+{
+	double s[SAMPLES];
+	int i;
+
+	fn();			/* warm up */
+	for (i = 0; i < SAMPLES; i++)
+		s[i] = fn();
+	qsort(s, SAMPLES, sizeof(s[0]), cmp_double);
+	return s[SAMPLES / 2];
+}
+
+static int write_json(const char *path, json_t *doc)
+{
+	char tmp[4096];
+
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, getpid()) >=
+	    (int)sizeof(tmp) ||
+	    json_dump_file(doc, tmp, JSON_INDENT(2) | JSON_SORT_KEYS) ||
+	    rename(tmp, path)) {
+		fprintf(stderr, "rl_bench: cannot write %s\n", path);
+		unlink(tmp);
+		return 1;
+	}
+	return 0;
+}
+
+static unsigned int parse_uint(const char *opt, const char *s,
+			       unsigned int lo, unsigned int hi)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (!*s || *end || v < lo || v > hi) {
+		fprintf(stderr, "rl_bench: --%s '%s': expected an integer in %u..%u\n",
+			opt, s, lo, hi);
+		exit(2);
+	}
+	return v;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: rl_bench [--json PATH] [--threads N (1-%d)] [--point-ms MS] [--work N]\n",
+		MAX_THREADS);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", required_argument, NULL, 'j' },
+		{ "threads", required_argument, NULL, 't' },
+		{ "point-ms", required_argument, NULL, 'p' },
+		{ "work", required_argument, NULL, 'w' },
+		{ "help", no_argument, NULL, 'h' },
+		{ }
+	};
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned int max_threads = ncpu > 0 && ncpu <= MAX_THREADS ? ncpu : 2;
+	const char *json_path = NULL;
+	double ns[NR_PAIRS], ratio;
+	json_t *doc, *unc, *tp;
+	struct point p;
+	unsigned int i, k, l, m, t;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			json_path = optarg;
+			break;
+		case 't':
+			max_threads = parse_uint("threads", optarg, 1, MAX_THREADS);
+			break;
+		case 'p':
+			point_ms = parse_uint("point-ms", optarg, 10, 60000);
+			break;
+		case 'w':
+			work = parse_uint("work", optarg, 0, 1000000);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "rl_bench: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+
+	range_lock_tree_init(&tree);
+	doc = json_object();
+	unc = json_object();
+	tp = json_array();
+	json_object_set_new(doc, "schema", json_string("rlbench-locks/1"));
+	json_object_set_new(doc, "cpus", json_integer(ncpu));
+	json_object_set_new(doc, "work_iters", json_integer(work));
+	json_object_set_new(doc, "point_ms", json_integer(point_ms));
+
+	printf("uncontended lock+unlock, one thread (ns/pair, median of %d)\n",
+	       SAMPLES);
+	for (i = 0; i < NR_PAIRS; i++) {
+		ns[i] = median_pair(pairs[i].fn);
+		printf("  %-32s %8.1f\n", pairs[i].label, ns[i]);
+		json_object_set_new(unc, pairs[i].name, json_real(ns[i]));
+	}
+	json_object_set_new(doc, "uncontended_ns", unc);
+
+	printf("\nthroughput (Mops/s), critical section %u iterations\n", work);
+	printf("  %-9s %-8s %7s", "ranges", "mix", "threads");
+	for (k = 0; k < NR_KINDS; k++)
+		printf(" %11s", kind_name[k]);
+	printf("\n");
+	for (l = 0; l < NR_LAYOUTS; l++) {
+		for (m = 0; m < NR_MIXES; m++) {
+			for (t = 1; t <= max_threads; t++) {
+				printf("  %-9s %-8s %7u", layout_name[l],
+				       mix_name[m], t);
+				for (k = 0; k < NR_KINDS; k++) {
+					p = (struct point){ k, l, m, t, 0 };
+					run_point(&p);
+					printf(" %11.3f", p.ops_per_s / 1e6);
+					fflush(stdout);
+					json_array_append_new(tp, json_pack(
+						"{s:s, s:s, s:s, s:i, s:f}",
+						"lock", kind_name[k],
+						"ranges", layout_name[l],
+						"mix", mix_name[m],
+						"threads", (int)t,
+						"ops_per_s", p.ops_per_s));
+				}
+				printf("\n");
+			}
+		}
+	}
+	json_object_set_new(doc, "throughput", tp);
+
+	ratio = ns[3] / ns[1];
+	json_object_set_new(doc, "ratio_range_write_to_rwlock_write",
+			    json_real(ratio));
+	printf("\nuncontended range lock / rwlock write = %.2fx\n", ratio);
+	if (json_path && write_json(json_path, doc))
+		return 1;
+	if (json_path)
+		printf("json: %s\n", json_path);
+	json_decref(doc);
+	return 0;
+}

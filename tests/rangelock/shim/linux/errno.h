@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Also reached from the C library's <errno.h>, as the real one is. */
+#ifndef SHIM_LINUX_ERRNO_H
+#define SHIM_LINUX_ERRNO_H
+
+#include <asm/errno.h>
+
+#endif
