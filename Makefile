@@ -53,6 +53,7 @@ help:
 	@echo '  CANDIDATE=<run dir> THRESHOLD=$(THRESHOLD)  for regress'
 	@echo '  SCRATCH=<dir|dev> FORCE=1  for KERNEL=host'
 	@echo '  KSRC=<path>        build from this 6.12 tree instead of Debian'"'"'s source'
+	@echo '  BENCH_JSON=<path>  where bench-locks writes its JSON (default tests/rangelock/bench-locks.json)'
 	@echo '  RLBENCH_CACHE      kernel sources, builds, ccache (default ~/.cache/rlbench)'
 
 setup:
@@ -83,7 +84,7 @@ rerun: all
 	@runners/run rerun --run $(RUN)
 
 bench-locks: all
-	@$(MAKE) --no-print-directory -C tests/rangelock bench
+	@$(MAKE) --no-print-directory -C tests/rangelock bench $(if $(BENCH_JSON),BENCH_JSON=$(abspath $(BENCH_JSON)))
 
 bench-generator: all
 	@workloads/bench-generator

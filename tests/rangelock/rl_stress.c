@@ -166,7 +166,7 @@ static void *worker_fn(void *arg)
 	int ret;
 
 	__atomic_store_n(&w->task, current, __ATOMIC_RELEASE);
-	while (!__atomic_load_n(&done, __ATOMIC_RELAXED)) {
+	while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
 		pick_range(w, &start, &last);
 		reader = rnd(&w->rng) & 1;
 		op = rnd(&w->rng) % 10;
@@ -346,7 +346,7 @@ int main(int argc, char **argv)
 	/* The killer uses the workers' tasks: it goes first. */
 	if (kill)
 		pthread_join(killer, NULL);
-	__atomic_store_n(&done, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
 	for (i = 0; i < nthreads; i++) {
 		pthread_join(workers[i].thread, NULL);
 		ops += workers[i].ops;

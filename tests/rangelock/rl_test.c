@@ -303,6 +303,15 @@ static void test_semantics(void)
 	range_lock_init(&l, 0, 9);
 	range_write_lock(&tree, &l);
 	range_write_unlock(&tree, &l);
+	/* Reused without a new init, it keeps its range [0, 9]. */
+	w = start("w", W, 9, 9);
+	ok = ok && held(w);
+	ok = ok && !range_write_trylock(&tree, &l) &&
+	     !range_read_trylock(&tree, &l);
+	release_finish(w);
+	range_read_lock(&tree, &l);
+	ok = ok && l.start == 0 && l.last == 9;
+	range_read_unlock(&tree, &l);
 	tap_ok(ok && tree_idle(), "a request can be reused; lockdep balanced");
 }
 

@@ -1,3 +1,4 @@
 # The overlap search finds nothing: every request is granted at once.
-# Expected report: writers beside other holders.
+# Reported as writers beside other holders.
+# expect: ^VIOLATION
 s/range_it_iter_first(&tree->root, lock->start, lock->last)/NULL/

@@ -1,3 +1,4 @@
 # A reader never conflicts, not even with a writer.
-# Expected report: a writer beside readers.
+# Reported as a writer beside readers.
+# expect: ^VIOLATION
 s/return !a->reader || !b->reader;/return !a->reader \&\& !b->reader;/

@@ -1,0 +1,45 @@
+#!/bin/bash
+# The range lock patch, kernel side: the harness compiled the lock and the
+# rbtree from the patched tree that kernels/prepare-src prints (and keeps
+# no copy of them), and the patch is checkpatch --strict and kernel-doc
+# clean, with kernel-doc on every exported function.
+echo "1..6"
+fail=0
+n=0
+res() {	# ok?, description
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; fail=1; fi
+}
+ksrc=$(kernels/prepare-src 2>/dev/null)
+[ -n "$ksrc" ] && [ -f "$ksrc/lib/range_lock.c" ]
+res $? "kernels/patches/series applies and adds lib/range_lock.c ($ksrc)"
+
+copies=$(find tests/rangelock -path tests/rangelock/build -prune -o \
+	\( -name range_lock.c -o -name rbtree.c -o -name 'interval_tree*' \) -print)
+[ -z "$copies" ]
+res $? "no private copy of the lock or the trees in tests/rangelock${copies:+: $copies}"
+
+srcs=$(for o in range_lock rbtree; do
+	readelf --debug-dump=info tests/rangelock/bin/dbg/$o.o 2>/dev/null |
+		sed -n 's/.*DW_AT_name.*: \(\/.*\.c\)$/\1/p' | head -1; done)
+[ "$srcs" = "$(printf '%s\n' "$ksrc/lib/range_lock.c" "$ksrc/lib/rbtree.c")" ]
+res $? "harness objects compiled from $ksrc/lib"
+
+patches=$(cd kernels/patches && grep -l 'range_lock\.[ch]' $(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' series))
+out=$(cd "$ksrc" && for p in $patches; do
+	perl scripts/checkpatch.pl --strict "$OLDPWD/kernels/patches/$p" 2>/dev/null |
+		grep -E '^(ERROR|WARNING|CHECK)|^total'; done)
+! printf '%s\n' "$out" | grep -qE '^(ERROR|WARNING|CHECK)' && [ -n "$patches" ]
+res $? "checkpatch --strict clean: $(echo $patches)"
+[ $fail = 0 ] || printf '%s\n' "$out" | sed 's/^/# /'
+
+out=$(cd "$ksrc" && perl scripts/kernel-doc -none -Wall include/linux/range_lock.h lib/range_lock.c 2>&1)
+[ -z "$out" ]
+res $? "kernel-doc -Wall has no complaint"
+[ -z "$out" ] || printf '%s\n' "$out" | sed 's/^/# /'
+
+missing=$(sed -n 's/^EXPORT_SYMBOL_GPL(\(.*\));/\1/p' "$ksrc/lib/range_lock.c" |
+	while read -r f; do grep -q "^ \* $f - " "$ksrc/lib/range_lock.c" || echo "$f"; done)
+[ -z "$missing" ]
+res $? "every exported function has kernel-doc${missing:+ (missing: $missing)}"
+exit $fail
