@@ -24,7 +24,7 @@ endif
 SUBDIRS := $(patsubst %/Makefile,%,$(wildcard workloads/Makefile analysis/Makefile tests/rangelock/Makefile))
 
 .PHONY: help setup all kernels bench report regress rerun bench-locks \
-	bench-generator test check clean
+	bench-generator check-race test clean
 
 help:
 	@echo 'rlbench: what range locks cost and buy the Linux page cache'
@@ -39,6 +39,8 @@ help:
 	@echo '  rerun            run RUN again with the same settings into a new directory'
 	@echo '  bench-locks      lock+unlock microbenchmark, prints ratios'
 	@echo '  bench-generator  rlwork vs fio on the same job, prints ratios'
+	@echo '  check-race       DEBUG kernels of every variant on the widened punch race:'
+	@echo '                   imutex must lose data, the others none'
 	@echo '  test             everything CI runs'
 	@echo '  clean            remove build outputs in the tree (not the kernel cache)'
 	@echo
@@ -88,6 +90,9 @@ bench-locks: all
 
 bench-generator: all
 	@workloads/bench-generator
+
+check-race: all
+	@runners/check-race --accel $(ACCEL)
 
 test: all
 	@prove --exec '' $(if $(V),-v) tests/*.t

@@ -3,7 +3,7 @@
 # Everything runs with --dry-run: no file is touched.
 . "$(dirname "$0")/../workloads/tests/tap.sh"
 need_rlwork
-plan 31
+plan 32
 
 workloads="dio mmap-punch truncate-storm buffered-rw readahead"
 nofile=/tmp/rlwork-options-test.$$.dat
@@ -47,7 +47,7 @@ run "$RLWORK" dio --size=1048576 --bs 8192 --dry-run --file "$nofile"
 grep -q "^  size  *1m$" <<<"$out" && grep -q "^  bs  *8k$" <<<"$out"
 ok $(( rc != 0 || $? != 0 )) "plain byte counts are accepted"
 run "$RLWORK" dio --dry-run --file "$nofile"
-for o in threads runtime ramp file size bs verify seed json variant iteration env rw rwmix layout pattern engine; do
+for o in threads runtime ramp file size bs verify seed json variant iteration env rw rwmix layout pattern engine iodepth fault-threads buffered-threads; do
 	grep -q "^  $o " <<<"$out" || { echo "missing $o" | diag; false; }
 done
 ok $? "every resolved option is printed, in one block"
@@ -82,6 +82,8 @@ expect_bad "file too small for punch chunks" "file too small: --size 65536 holds
 	"$RLWORK" mmap-punch --size 64k --punch-len 64k --dry-run
 expect_bad "bad role list" "--roles: 'read,swim'" \
 	"$RLWORK" truncate-storm --roles read,swim --dry-run
+expect_bad "--iodepth needs the io_uring engine" "--iodepth 4 needs --engine=io_uring" \
+	"$RLWORK" dio --iodepth 4 --dry-run
 expect_bad "json into a missing directory" "--json: directory of '/nonexistent/x.json' does not exist" \
 	"$RLWORK" dio --json /nonexistent/x.json --dry-run
 

@@ -4,9 +4,9 @@
 . "$(dirname "$0")/../workloads/tests/tap.sh"
 need_rlwork
 command -v jq >/dev/null || { echo "1..0 # skip jq not installed"; exit 0; }
+scratch_dir
 plan 24
 
-dir=$(mktemp -d /tmp/rlwork-dio-test.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 j=$dir/dio.result.json
 
@@ -32,7 +32,7 @@ jq_ok "kernel block: variant, release, strategy" "$j" \
 	".kernel.variant == \"stock\" and .kernel.release == \"$(uname -r)\" and
 	 (.kernel | has(\"strategy\"))"
 jq_ok "env block: cpus, mem_mb, fs, started" "$j" \
-	".env.cpus == $(nproc) and .env.mem_mb > 0 and .env.fs == \"$(findmnt -n -o FSTYPE -T /tmp | tail -n 1)\" and
+	".env.cpus == $(nproc) and .env.mem_mb > 0 and .env.fs == \"$(findmnt -n -o FSTYPE -T "$dir" | tail -n 1)\" and
 	 (.env.started | test(\"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$\"))"
 jq_ok "--env values: strings stay strings, numbers become numbers" "$j" \
 	'.env.runner == "host" and .env.accel == "none" and .env.guest_cpus == 2 and .env.ratio == 0.5'

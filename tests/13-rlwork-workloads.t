@@ -4,10 +4,13 @@
 . "$(dirname "$0")/../workloads/tests/tap.sh"
 need_rlwork
 command -v jq >/dev/null || { echo "1..0 # skip jq not installed"; exit 0; }
+scratch_dir
 
 # ops that must have run | the command
 cases=(
 	"read,write|dio --rw=rw --layout=shared --threads 2"
+	"read,write|dio --engine=io_uring --iodepth 8 --rw=rw --threads 2"
+	"write,fault,buffered_read|dio --rw=write --fault-threads 1 --buffered-threads 1"
 	"fault,punch,refill|mmap-punch --overlap=identical --threads 2"
 	"fault,punch,refill|mmap-punch --overlap=interleaved --punch-len 16k"
 	"fault,punch,refill|mmap-punch --overlap=disjoint --refill-threads 2"
@@ -19,7 +22,6 @@ cases=(
 )
 plan $(( ${#cases[@]} * 2 + 3 ))
 
-dir=$(mktemp -d /tmp/rlwork-wl-test.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 j=$dir/r.json
 

@@ -8,10 +8,12 @@
 . "$(dirname "$0")/../workloads/tests/tap.sh"
 need_rlwork
 command -v jq >/dev/null || { echo "1..0 # skip jq not installed"; exit 0; }
+scratch_dir
 
 cases=(
 	"stale|dio --rw=rw|found stale"
 	"tag|dio|found file [0-9]* page [0-9]*"
+	"stale|dio --engine=io_uring --iodepth 4 --rw=rw|found stale"
 	"checksum|buffered-rw --rw=rw|checksum [0-9a-f]* of the data, found [0-9a-f]*"
 	"lost|buffered-rw|found zeros"
 	"stale|mmap-punch --threads 2|found stale"
@@ -22,7 +24,6 @@ cases=(
 )
 plan $(( ${#cases[@]} * 3 ))
 
-dir=$(mktemp -d /tmp/rlwork-inject-test.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
 j=$dir/r.json
 

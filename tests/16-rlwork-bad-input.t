@@ -3,9 +3,9 @@
 # is accepted, and never damage a file rlwork did not create.
 . "$(dirname "$0")/../workloads/tests/tap.sh"
 need_rlwork
+scratch_dir
 plan 15
 
-dir=$(mktemp -d /tmp/rlwork-bad-test.XXXXXX)
 mnt=""
 cleanup() {
 	[ -n "$mnt" ] && umount "$mnt" 2>/dev/null

@@ -80,9 +80,9 @@ static void brw_one(struct worker *w, struct iopat *p, bool cold)
 	}
 	t0 = rl_now();
 	if (write)
-		ret = pwrite(r->t.fd, w->buf, bs, off);
+		ret = pwrite(w->fd, w->buf, bs, off);
 	else
-		ret = pread(r->t.fd, w->buf, bs, off);
+		ret = pread(w->fd, w->buf, bs, off);
 	rl_op_done(w, write ? OP_WRITE : OP_READ, t0, ret > 0 ? ret : 0);
 	if (ret < 0) {
 		rl_fail(r, "%s at %llu: %s", write ? "write" : "read",
@@ -97,7 +97,7 @@ static void brw_one(struct worker *w, struct iopat *p, bool cold)
 	else if (o)
 		oracle_read_end(o, w->rd, w->buf, ret, "buffered read");
 	if (cold)
-		posix_fadvise(r->t.fd, off, bs, POSIX_FADV_DONTNEED);
+		posix_fadvise(w->fd, off, bs, POSIX_FADV_DONTNEED);
 }
 
 static void brw_thread(struct worker *w)

@@ -138,7 +138,7 @@ static void dio_complete(struct worker *w, struct dio_io *io, ssize_t ret)
 static void dio_thread_sync(struct worker *w)
 {
 	const struct dio_opts *d = w->run->wopts;
-	int fd = w->run->t.dfd;
+	int fd = w->dfd;
 	size_t bs = w->run->o.bs;
 	struct dio_io io = { .buf = w->buf, .rd = w->rd };
 	struct iopat p;
@@ -189,7 +189,7 @@ static void buffered_read_one(struct worker *w)
 	if (r->oracle)
 		oracle_read_begin(r->oracle, w->rd, off / RL_PAGE, bs / RL_PAGE);
 	t0 = rl_now();
-	ret = pread(r->t.fd, w->buf, bs, off);
+	ret = pread(w->fd, w->buf, bs, off);
 	rl_op_done(w, OP_BREAD, t0, ret > 0 ? ret : 0);
 	if (ret < 0) {
 		rl_fail(r, "buffered read at %llu: %s",
@@ -263,7 +263,7 @@ static void uring_reap(struct worker *w, struct uring_thread *u)
 static void uring_fill(struct worker *w, struct uring_thread *u,
 		       struct iopat *p)
 {
-	int fd = w->run->t.dfd;
+	int fd = w->dfd;
 	size_t bs = w->run->o.bs;
 	struct io_uring_sqe *sqe;
 	struct dio_io *io;
@@ -291,7 +291,16 @@ static int uring_init(struct worker *w, struct uring_thread *u,
 	unsigned int i;
 	int ret;
 
-	ret = io_uring_queue_init(depth, &u->ring, 0);
+	/*
+	 * One thread submits and reaps: completion work can wait until it
+	 * asks for events instead of interrupting it (what fio does too).
+	 * Kernels before 6.1 refuse the flags: fall back to none.
+	 */
+	ret = io_uring_queue_init(depth, &u->ring, IORING_SETUP_COOP_TASKRUN |
+				  IORING_SETUP_SINGLE_ISSUER |
+				  IORING_SETUP_DEFER_TASKRUN);
+	if (ret == -EINVAL)
+		ret = io_uring_queue_init(depth, &u->ring, 0);
 	if (ret)
 		return ret;
 	u->ios = calloc(depth, sizeof(*u->ios));

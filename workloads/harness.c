@@ -7,12 +7,14 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "oracle.h"
 #include "rlwork.h"
@@ -56,6 +58,15 @@ static struct worker *worker_new(struct run *r, unsigned int id)
 	memset(w, 0, sizeof(*w));
 	w->run = r;
 	w->id = id;
+	/*
+	 * Its own open files, as separate processes would have: threads
+	 * sharing one struct file bounce its reference count between CPUs on
+	 * every syscall, and share one readahead state.
+	 */
+	w->fd = open(r->t.path, O_RDWR);
+	w->dfd = r->t.dfd >= 0 ? open(r->t.path, O_RDWR | O_DIRECT) : -1;
+	if (w->fd < 0 || (r->t.dfd >= 0 && w->dfd < 0))
+		return NULL;
 	/* distinct, never zero, reproducible from --seed */
 	w->rng = (r->o.seed + 1) * 0x9e3779b97f4a7c15ull + id * 0xbf58476d1ce4e5b9ull;
 	for (i = 0; i < RL_MAX_OPS; i++)
@@ -156,8 +167,12 @@ int rl_harness_run(struct run *r)
 	wait_until(r, &deadline);
 	WRITE_ONCE(r->phase, PHASE_STOP);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	for (i = 0; i < r->nthreads; i++)
+	for (i = 0; i < r->nthreads; i++) {
 		pthread_join(tids[i], NULL);
+		close(r->workers[i]->fd);
+		if (r->workers[i]->dfd >= 0)
+			close(r->workers[i]->dfd);
+	}
 	r->measured_s = ts_diff(&t0, &t1);
 	if (interrupted && !r->failed)
 		rl_fail(r, "interrupted by a signal");

@@ -255,7 +255,7 @@ int main(int argc, char **argv)
 		return ret;
 	}
 	if (rl_harness_run(r)) {
-		fprintf(stderr, "rlwork: out of memory starting threads\n");
+		fprintf(stderr, "rlwork: cannot set up the threads (memory, open files)\n");
 		return EXIT_MEASURED;
 	}
 	if (r->wl->teardown)

@@ -161,7 +161,7 @@ static void punch_one(struct worker *w)
 	if (o)
 		oracle_punch_begin(o, w->pn, k * s->ppc, s->ppc);
 	t0 = rl_now();
-	ret = fallocate(r->t.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+	ret = fallocate(w->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 			k * len, len);
 	rl_op_done(w, OP_PUNCH, t0, 0);
 	if (o)
@@ -196,7 +196,7 @@ static void refill_one(struct worker *w, uint64_t *cursor)
 		oracle_fill(o, w->buf, k * s->ppc, s->ppc, gen);
 	}
 	t0 = rl_now();
-	ret = pwrite(r->t.fd, w->buf, len, k * len);
+	ret = pwrite(w->fd, w->buf, len, k * len);
 	rl_op_done(w, OP_REFILL, t0, ret > 0 ? ret : 0);
 	if (o)
 		oracle_write_end(o, k * s->ppc, s->ppc, gen,

@@ -38,7 +38,9 @@
  *    started: nothing could have removed D;
  *  - anything else (bad checksum, partly zero, garbage) is an error unless a
  *    write or a punch of the page was in flight during the read (a torn copy
- *    is legal then); those reads are counted as "racy", not checked.
+ *    is legal then), or the page's last write itself overlapped a punch (a
+ *    store through a mapping can land partly in the folio the punch drops
+ *    and partly in a fresh one); those reads are counted as "racy".
  *
  * Bytes past a short read (EOF after a truncate) count as zeros.
  */

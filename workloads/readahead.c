@@ -98,18 +98,11 @@ static void ra_thread(struct worker *w)
 	struct run *r = w->run;
 	uint64_t slice = r->o.size / r->nthreads / r->o.bs * r->o.bs;
 	uint64_t first = slice * w->id;
-	int fd;
 
-	/* readahead state lives in the open file: one per thread */
-	fd = open(r->t.path, O_RDONLY);
-	if (fd < 0) {
-		rl_fail(r, "open %s: %s", r->t.path, strerror(errno));
-		return;
-	}
-	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	/* the thread's own open file (harness): its own readahead state */
+	posix_fadvise(w->fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	while (rl_running(w))
-		ra_pass(w, fd, first, first + slice);
-	close(fd);
+		ra_pass(w, w->fd, first, first + slice);
 }
 
 const struct workload_ops wl_readahead = {

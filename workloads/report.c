@@ -299,14 +299,14 @@ static void print_summary(const struct run *r)
 
 	printf("rlwork %s: %u threads, %.2f s measured\n", r->wl->name,
 	       r->nthreads, r->measured_s);
-	printf("  %-9s %12s %12s %9s %9s %9s %10s %10s\n", "op", "count",
+	printf("  %-13s %12s %12s %9s %9s %9s %10s %10s\n", "op", "count",
 	       "ops/s", "MiB/s", "p50(us)", "p99(us)", "p99.9(us)",
 	       "max(us)");
 	for (i = 0; i < nops(r); i++) {
 		if (r->ops_off & (1u << i))
 			continue;
 		merge_op(r, i, s);
-		printf("  %-9s %12llu %12.1f %9.1f %9.1f %9.1f %9.1f %10.1f\n",
+		printf("  %-13s %12llu %12.1f %9.1f %9.1f %9.1f %9.1f %10.1f\n",
 		       r->wl->ops[i].name, (unsigned long long)s->count,
 		       s->count / t, s->bytes / t / 1048576.0,
 		       hist_percentile(&s->h, 50) / 1e3,
@@ -315,7 +315,7 @@ static void print_summary(const struct run *r)
 	}
 	free(s);
 	for (i = 0; i < ncounters(r); i++)
-		printf("  %-9s %12llu\n", r->wl->counters[i].name,
+		printf("  %-13s %12llu\n", r->wl->counters[i].name,
 		       (unsigned long long)merge_counter(r, i));
 	if (r->oracle)
 		printf("  verify: %llu pages checked, %llu racy, %llu errors\n",

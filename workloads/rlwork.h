@@ -102,6 +102,8 @@ struct op_stats {
 struct worker {
 	struct run *run;
 	unsigned int id;
+	int fd;				/* its own open file, buffered */
+	int dfd;			/* and O_DIRECT, or -1 */
 	uint64_t rng;
 	void *buf;			/* r->bufsize bytes, 4 KiB aligned */
 	void *priv;			/* the workload's per-thread state */

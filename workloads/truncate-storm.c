@@ -128,12 +128,12 @@ static void truncate_one(struct worker *w)
 		oracle_punch_begin(r->oracle, w->pn, newsize / RL_PAGE,
 				   (r->o.size - newsize) / RL_PAGE);
 	t0 = rl_now();
-	ret = ftruncate(r->t.fd, newsize);
+	ret = ftruncate(w->fd, newsize);
 	rl_op_done(w, OP_TRUNCATE, t0, 0);
 	if (r->oracle)
 		oracle_punch_end(r->oracle, w->pn);
 	t0 = rl_now();
-	ret = ret ? ret : ftruncate(r->t.fd, r->o.size);
+	ret = ret ? ret : ftruncate(w->fd, r->o.size);
 	rl_op_done(w, OP_EXTEND, t0, 0);
 	if (ret)
 		rl_fail(r, "ftruncate: %s", strerror(errno));
@@ -173,7 +173,7 @@ static void write_one(struct worker *w)
 		oracle_fill(r->oracle, w->buf, off / RL_PAGE, bs / RL_PAGE, gen);
 	}
 	t0 = rl_now();
-	ret = pwrite(r->t.fd, w->buf, bs, off);
+	ret = pwrite(w->fd, w->buf, bs, off);
 	rl_op_done(w, OP_WRITE, t0, ret > 0 ? ret : 0);
 	if (r->oracle)
 		oracle_write_end(r->oracle, off / RL_PAGE, bs / RL_PAGE, gen,
@@ -242,7 +242,7 @@ static void ts_thread(struct worker *w)
 	while (rl_running(w)) {
 		switch (role) {
 		case ROLE_READ:
-			read_one(w, r->t.fd, OP_READ, "read");
+			read_one(w, w->fd, OP_READ, "read");
 			break;
 		case ROLE_WRITE:
 			write_one(w);
@@ -251,7 +251,7 @@ static void ts_thread(struct worker *w)
 			fault_one(w);
 			break;
 		case ROLE_DIO:
-			read_one(w, r->t.dfd, OP_DIO_READ, "O_DIRECT read");
+			read_one(w, w->dfd, OP_DIO_READ, "O_DIRECT read");
 			break;
 		}
 	}

@@ -62,3 +62,19 @@ need_rlwork() {
 }
 
 done_testing() { [ "$tap_failed" -eq 0 ]; exit $?; }
+
+# Sets $dir to a new directory on a disk filesystem (O_DIRECT, hole
+# punching) for test files: under $RLWORK_TEST_DIR, else /var/tmp or /tmp
+# when they are not tmpfs. Skips the whole test when there is none.
+scratch_dir() {
+	local d
+	for d in ${RLWORK_TEST_DIR:-} /var/tmp /tmp; do
+		[ -d "$d" ] && [ -w "$d" ] || continue
+		case $(stat -f -c %T "$d") in
+		tmpfs|ramfs) continue ;;
+		esac
+		dir=$(mktemp -d "$d/rlwork-test.XXXXXX") && return
+	done
+	echo "1..0 # skip no disk filesystem for test files (set RLWORK_TEST_DIR)"
+	exit 0
+}
