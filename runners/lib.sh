@@ -52,3 +52,13 @@ atomic_write() {
 	tmp=$(mktemp "$1.tmp.XXXXXX") || return 1
 	cat >"$tmp" && mv -f "$tmp" "$1"
 }
+
+# params_of "RLWORK ARGS": the point's resolved parameters, from rlwork's
+# own dry run, so a point that produced no result (its kernel died) groups
+# with its passing iterations.  "{}" when rlwork cannot say.
+params_of() {
+	local p
+	p=$(eval "\"$RLBENCH_TOP/workloads/rlwork\" $1 --dry-run --json -" 2>/dev/null |
+		jq -c '.params // empty' 2>/dev/null) || true
+	echo "${p:-{\}}"
+}
