@@ -1,0 +1,35 @@
+#!/bin/bash
+# KERNEL=host: the matrix runs on the running kernel inside SCRATCH, with
+# monitors, the topology and the same result format as guests.
+. "$(dirname "$0")/lib/tap.sh"
+plan 10
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/scratch"
+cat >"$tmp/m.matrix" <<'M'
+iterations 1
+runtime 1
+ramp 0
+monitors vmstat perf
+threads 1 2
+point dio --size 4m --rw read
+M
+run runners/run bench --kernel host --matrix "$tmp/m.matrix" --scratch "$tmp/scratch"
+rd=$(echo "$OUT" | sed -n 's/^run: //p' | tail -1)
+is "$RC" 0 "the bare run passed"
+res=("$rd"/*/*.result.json)
+is "${#res[@]}" 2 "one result per point"
+is "$(jq -r .env.runner "${res[0]}")" bare "results say the bare runner made them"
+is "$(jq -r .kernel.release "${res[0]}")" "$(uname -r)" "and name the running kernel"
+ok $(jq -e '.monitors.vmstat and .monitors.perf' "${res[0]}" >/dev/null; echo $?) "the monitors are referenced from the result"
+ok $(jq -e '.nr_dirtied != null' "$rd/$(jq -r .monitors.vmstat "${res[0]}")" >/dev/null; echo $?) "vmstat deltas were recorded"
+like "$(jq -r .host.topology "$rd/meta.json")" "[0-9]+ cores, [0-9]+ PUs" "meta.json records the topology"
+is "$(ls -A "$tmp/scratch")" "" "nothing is left in SCRATCH"
+rm -rf "$rd"
+
+run runners/run bench --kernel host --matrix "$tmp/m.matrix" --scratch "$tmp/nonexistent"
+like "$RC:$OUT" "^2:.*neither a directory nor a block device" "a missing SCRATCH is refused"
+run runners/run bench --kernel stock --matrix "$tmp/m.matrix"
+like "$RC:$OUT" "^2:.*perf monitor needs the workload on the host" "perf in a guest is refused before anything builds"
+done_testing
