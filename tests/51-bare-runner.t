@@ -2,7 +2,7 @@
 # KERNEL=host: the matrix runs on the running kernel inside SCRATCH, with
 # monitors, the topology and the same result format as guests.
 . "$(dirname "$0")/lib/tap.sh"
-plan 10
+plan 11
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -24,6 +24,7 @@ is "$(jq -r .env.runner "${res[0]}")" bare "results say the bare runner made the
 is "$(jq -r .kernel.release "${res[0]}")" "$(uname -r)" "and name the running kernel"
 ok $(jq -e '.monitors.vmstat and .monitors.perf' "${res[0]}" >/dev/null; echo $?) "the monitors are referenced from the result"
 ok $(jq -e '.nr_dirtied != null' "$rd/$(jq -r .monitors.vmstat "${res[0]}")" >/dev/null; echo $?) "vmstat deltas were recorded"
+is "$(jq -r .env.pinned "${res[0]}")" true "workers are pinned inside the hwloc binding"
 like "$(jq -r .host.topology "$rd/meta.json")" "[0-9]+ cores, [0-9]+ PUs" "meta.json records the topology"
 is "$(ls -A "$tmp/scratch")" "" "nothing is left in SCRATCH"
 rm -rf "$rd"

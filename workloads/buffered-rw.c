@@ -64,6 +64,13 @@ static int brw_check(struct run *r, char *err, size_t len)
 	return iopat_check(r, b->layout, err, len);
 }
 
+static unsigned int brw_unused_ops(const struct run *r)
+{
+	const struct brw_opts *b = r->wopts;
+
+	return iopat_unused(b->rw, b->rwmix, OP_READ, OP_WRITE);
+}
+
 static void brw_one(struct worker *w, struct iopat *p, bool cold)
 {
 	struct run *r = w->run;
@@ -141,6 +148,7 @@ const struct workload_ops wl_buffered_rw = {
 	.ops = brw_ops,
 	.counters = brw_counters,
 	.check = brw_check,
+	.unused_ops = brw_unused_ops,
 	.setup = brw_setup,
 	.thread = brw_thread,
 };

@@ -94,6 +94,18 @@ static int dio_check(struct run *r, char *err, size_t len)
 	return iopat_check(r, d->layout, err, len);
 }
 
+static unsigned int dio_unused_ops(const struct run *r)
+{
+	const struct dio_opts *d = r->wopts;
+	unsigned int off = iopat_unused(d->rw, d->rwmix, OP_READ, OP_WRITE);
+
+	if (!d->fault_threads)
+		off |= 1u << OP_FAULT;
+	if (!d->buffered_threads)
+		off |= 1u << OP_BREAD;
+	return off;
+}
+
 static void dio_prepare(struct worker *w, struct dio_io *io)
 {
 	struct oracle *o = w->run->oracle;
@@ -376,10 +388,6 @@ static int dio_setup(struct run *r)
 	r->nthreads = r->o.threads + d->fault_threads + d->buffered_threads;
 	if (r->bufsize < RL_PAGE)
 		r->bufsize = RL_PAGE;
-	if (!d->fault_threads)
-		r->ops_off |= 1u << OP_FAULT;
-	if (!d->buffered_threads)
-		r->ops_off |= 1u << OP_BREAD;
 	if (d->fault_threads) {
 		r->priv = mmap(NULL, r->o.size, PROT_READ, MAP_SHARED,
 			       r->t.fd, 0);
@@ -432,6 +440,7 @@ const struct workload_ops wl_dio = {
 	.counters = dio_counters,
 	.flags = WL_DIRECT,
 	.check = dio_check,
+	.unused_ops = dio_unused_ops,
 	.setup = dio_setup,
 	.thread = dio_thread,
 	.teardown = dio_teardown,

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -124,13 +125,49 @@ static void wait_until(struct run *r, const struct timespec *deadline)
 	}
 }
 
+/*
+ * Thread i starts on the i-th allowed CPU, round-robin: a process bound to
+ * one package gets one thread per core there, in the same place every run.
+ */
+static int pin_attr(const struct run *r, unsigned int i, pthread_attr_t *attr)
+{
+	unsigned int cpu = r->cpus[i % r->ncpus];
+	size_t size = CPU_ALLOC_SIZE(cpu + 1);
+	cpu_set_t *set = CPU_ALLOC(cpu + 1);
+	int err;
+
+	if (!set)
+		return ENOMEM;
+	CPU_ZERO_S(size, set);
+	CPU_SET_S(cpu, size, set);
+	err = pthread_attr_setaffinity_np(attr, size, set);
+	CPU_FREE(set);
+	return err;
+}
+
+static void start_worker(struct run *r, unsigned int i, pthread_t *tid)
+{
+	pthread_attr_t attr;
+	int err;
+
+	pthread_attr_init(&attr);
+	err = r->o.pin ? pin_attr(r, i, &attr) : 0;
+	if (!err)
+		err = pthread_create(tid, &attr, worker_main, r->workers[i]);
+	pthread_attr_destroy(&attr);
+	if (err) {
+		fprintf(stderr, "rlwork: starting thread %u%s: %s\n", i,
+			r->o.pin ? " (--pin)" : "", strerror(err));
+		exit(EXIT_MEASURED);
+	}
+}
+
 int rl_harness_run(struct run *r)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct timespec t0, t1, deadline;
 	pthread_t *tids;
 	unsigned int i;
-	int err;
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -143,15 +180,8 @@ int rl_harness_run(struct run *r)
 			return -1;
 	pthread_barrier_init(&start_barrier, NULL, r->nthreads + 1);
 	WRITE_ONCE(r->phase, r->o.ramp > 0 ? PHASE_RAMP : PHASE_MEASURE);
-	for (i = 0; i < r->nthreads; i++) {
-		err = pthread_create(&tids[i], NULL, worker_main,
-				     r->workers[i]);
-		if (err) {
-			fprintf(stderr, "rlwork: pthread_create: %s\n",
-				strerror(err));
-			exit(EXIT_MEASURED);
-		}
-	}
+	for (i = 0; i < r->nthreads; i++)
+		start_worker(r, i, &tids[i]);
 	pthread_barrier_wait(&start_barrier);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (r->o.ramp > 0) {

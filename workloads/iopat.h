@@ -70,6 +70,21 @@ static inline bool iopat_is_write(struct iopat *p, struct worker *w)
 	return rl_rand_below(w, 100) >= p->rwmix;
 }
 
+/*
+ * The read or write op (ids op_read, op_write) that --rw and --rwmix never
+ * issue, as bits for workload_ops.unused_ops.
+ */
+static inline unsigned int iopat_unused(unsigned int rw, uint64_t rwmix,
+					unsigned int op_read,
+					unsigned int op_write)
+{
+	if (rw == RW_READ || (rw == RW_MIXED && rwmix == 100))
+		return 1u << op_write;
+	if (rw == RW_WRITE || (rw == RW_MIXED && rwmix == 0))
+		return 1u << op_read;
+	return 0;
+}
+
 /* disjoint slices need a block per thread */
 static inline int iopat_check(const struct run *r, unsigned int layout,
 			      char *err, size_t len)

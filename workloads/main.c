@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,9 @@ const struct opt_def common_opts[] = {
 	  "allow overwriting a file rlwork did not create", OPT_NOPARAM },
 	{ "keep", OPT_BOOL, C(keep), "no", NORANGE, NULL,
 	  "keep a file this run created", OPT_NOPARAM },
+	{ "pin", OPT_BOOL, C(pin), "no", NORANGE, NULL,
+	  "pin worker thread i to the i-th allowed CPU (round-robin); recorded as env.pinned",
+	  OPT_NOPARAM },
 	{ "inject-corruption", OPT_ENUM, C(inject), "none", NORANGE,
 	  inject_modes, "test only: corrupt a page behind the workload",
 	  OPT_NOPARAM | OPT_HIDDEN },
@@ -104,8 +108,9 @@ static void workload_help(const struct workload_ops *wl)
 {
 	const struct op_decl *op;
 
-	printf("rlwork %s: %s\n\n%s\n\nops reported:", wl->name, wl->summary,
-	       wl->help);
+	printf("rlwork %s: %s\n\n%s\n\n"
+	       "ops (each reported when the options run it):",
+	       wl->name, wl->summary, wl->help);
 	for (op = wl->ops; op->name; op++)
 		printf(" %s", op->name);
 	printf("\n\noptions of %s:\n", wl->name);
@@ -174,10 +179,49 @@ static int parse(struct run *r, int argc, char **argv)
 			r->wl->name, err, r->wl->name);
 		return EXIT_BADINPUT;
 	}
-	printf("rlwork %s: resolved options\n", r->wl->name);
-	opt_print_resolved(stdout, sets, 2);
-	fflush(stdout);
+	/* stdout is for the JSON when it goes there or is all we produce */
+	r->info = r->o.json && (r->o.dry_run || !strcmp(r->o.json, "-")) ?
+		  stderr : stdout;
+	fprintf(r->info, "rlwork %s: resolved options\n", r->wl->name);
+	opt_print_resolved(r->info, sets, 2);
+	fflush(r->info);
+	if (r->wl->unused_ops)
+		r->ops_off = r->wl->unused_ops(r);
 	return 0;
+}
+
+/*
+ * The CPUs the process may run on when it starts, e.g. one package under
+ * hwloc-bind: --pin places the threads on these, in this order.
+ */
+static int allowed_cpus(struct run *r)
+{
+	size_t n = 1024, size;
+	cpu_set_t *set;
+	unsigned int c;
+
+	for (;;) {
+		set = CPU_ALLOC(n);
+		size = CPU_ALLOC_SIZE(n);
+		if (!set)
+			return -1;
+		if (!sched_getaffinity(0, size, set))
+			break;
+		CPU_FREE(set);
+		if (errno != EINVAL || n >= 1u << 20)
+			return -1;
+		n *= 2;
+	}
+	r->cpus = calloc(CPU_COUNT_S(size, set), sizeof(*r->cpus));
+	if (!r->cpus) {
+		CPU_FREE(set);
+		return -1;
+	}
+	for (c = 0; c < n; c++)
+		if (CPU_ISSET_S(c, size, set))
+			r->cpus[r->ncpus++] = c;
+	CPU_FREE(set);
+	return r->ncpus ? 0 : -1;
 }
 
 static void final_verify(struct run *r)
@@ -234,8 +278,15 @@ int main(int argc, char **argv)
 		}
 	}
 	ret = parse(r, argc - 2, argv + 2);
-	if (ret || r->o.dry_run)
+	if (ret)
 		return ret;
+	if (r->o.dry_run)
+		return r->o.json && report_point(r) ? EXIT_MEASURED : 0;
+	if (r->o.pin && allowed_cpus(r)) {
+		fprintf(stderr, "rlwork: --pin: sched_getaffinity: %s\n",
+			strerror(errno));
+		return EXIT_MEASURED;
+	}
 
 	set_started(r);
 	r->t.file_id = (uint32_t)(getpid() * 2654435761u ^ time(NULL));

@@ -83,6 +83,13 @@ static int mp_check(struct run *r, char *err, size_t len)
 	return 0;
 }
 
+static unsigned int mp_unused_ops(const struct run *r)
+{
+	const struct mp_opts *m = r->wopts;
+
+	return m->refill_threads ? 0 : 1u << OP_REFILL;
+}
+
 /* the k-th chunk of the fault (punch = false) or punch domain */
 static uint64_t domain_size(const struct run *r, bool punch)
 {
@@ -274,6 +281,7 @@ const struct workload_ops wl_mmap_punch = {
 	.counters = mp_counters,
 	.flags = WL_PUNCH,
 	.check = mp_check,
+	.unused_ops = mp_unused_ops,
 	.setup = mp_setup,
 	.thread = mp_thread,
 	.teardown = mp_teardown,

@@ -59,6 +59,13 @@ static int ra_check(struct run *r, char *err, size_t len)
 	return 0;
 }
 
+static unsigned int ra_unused_ops(const struct run *r)
+{
+	const struct ra_opts *a = r->wopts;
+
+	return a->mode == MODE_WILLNEED ? 0 : 1u << OP_WILLNEED;
+}
+
 static void ra_pass(struct worker *w, int fd, uint64_t first, uint64_t end)
 {
 	struct run *r = w->run;
@@ -122,5 +129,6 @@ const struct workload_ops wl_readahead = {
 	.ops = ra_ops,
 	.counters = ra_counters,
 	.check = ra_check,
+	.unused_ops = ra_unused_ops,
 	.thread = ra_thread,
 };

@@ -184,11 +184,12 @@ static json_t *env_json(const struct run *r)
 	unsigned int i;
 
 	sysinfo(&si);
-	env = json_pack("{s:i, s:I, s:s, s:s}",
+	env = json_pack("{s:i, s:I, s:s, s:s, s:b}",
 			"cpus", (int)sysconf(_SC_NPROCESSORS_ONLN),
 			"mem_mb", (json_int_t)((uint64_t)si.totalram *
 					       si.mem_unit >> 20),
-			"fs", r->t.fstype, "started", r->started);
+			"fs", r->t.fstype, "started", r->started,
+			"pinned", r->o.pin);
 	for (i = 0; i < r->o.env.n; i++)
 		json_object_set_new(env, r->o.env.v[i].key,
 				    kv_value(r->o.env.v[i].value));
@@ -294,19 +295,20 @@ static json_t *result_json(const struct run *r, const char *status,
 static void print_summary(const struct run *r)
 {
 	struct op_stats *s = malloc(sizeof(*s));
+	FILE *f = r->info;
 	double t = r->measured_s > 0 ? r->measured_s : 1;
 	unsigned int i;
 
-	printf("rlwork %s: %u threads, %.2f s measured\n", r->wl->name,
+	fprintf(f, "rlwork %s: %u threads, %.2f s measured\n", r->wl->name,
 	       r->nthreads, r->measured_s);
-	printf("  %-13s %12s %12s %9s %9s %9s %10s %10s\n", "op", "count",
+	fprintf(f, "  %-13s %12s %12s %9s %9s %9s %10s %10s\n", "op", "count",
 	       "ops/s", "MiB/s", "p50(us)", "p99(us)", "p99.9(us)",
 	       "max(us)");
 	for (i = 0; i < nops(r); i++) {
 		if (r->ops_off & (1u << i))
 			continue;
 		merge_op(r, i, s);
-		printf("  %-13s %12llu %12.1f %9.1f %9.1f %9.1f %9.1f %10.1f\n",
+		fprintf(f, "  %-13s %12llu %12.1f %9.1f %9.1f %9.1f %9.1f %10.1f\n",
 		       r->wl->ops[i].name, (unsigned long long)s->count,
 		       s->count / t, s->bytes / t / 1048576.0,
 		       hist_percentile(&s->h, 50) / 1e3,
@@ -315,24 +317,66 @@ static void print_summary(const struct run *r)
 	}
 	free(s);
 	for (i = 0; i < ncounters(r); i++)
-		printf("  %-13s %12llu\n", r->wl->counters[i].name,
+		fprintf(f, "  %-13s %12llu\n", r->wl->counters[i].name,
 		       (unsigned long long)merge_counter(r, i));
 	if (r->oracle)
-		printf("  verify: %llu pages checked, %llu racy, %llu errors\n",
+		fprintf(f, "  verify: %llu pages checked, %llu racy, %llu errors\n",
 		       (unsigned long long)r->oracle->checked,
 		       (unsigned long long)r->oracle->racy,
 		       (unsigned long long)r->oracle->errors);
 	else
-		printf("  verify: off\n");
-	fflush(stdout);
+		fprintf(f, "  verify: off\n");
+	fflush(f);
+}
+
+/*
+ * To PATH, atomically (temp file, fsync, rename) so a reader never sees
+ * half a result; a dry run writes PATH itself and no other file. "-" is
+ * stdout.
+ */
+static int write_doc(json_t *doc, const char *path, bool atomic)
+{
+	const size_t flags = JSON_INDENT(1) | JSON_SORT_KEYS;
+	char tmp[4096];
+	const char *name = atomic ? tmp : path;
+	FILE *f;
+	int err;
+
+	if (!strcmp(path, "-")) {
+		if (json_dumpf(doc, stdout, flags) || putchar('\n') == EOF ||
+		    fflush(stdout))
+			goto fail;
+		return 0;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	f = fopen(name, "w");
+	if (!f)
+		goto fail;
+	if (json_dumpf(doc, f, flags) || fputc('\n', f) == EOF || fflush(f) ||
+	    (atomic && fsync(fileno(f)))) {
+		err = errno;
+		fclose(f);
+		errno = err;
+		goto fail_unlink;
+	}
+	if (fclose(f) || (atomic && rename(tmp, path)))
+		goto fail_unlink;
+	return 0;
+fail_unlink:
+	err = errno;
+	unlink(name);
+	errno = err;
+fail:
+	fprintf(stderr, "rlwork: writing %s: %s\n", path, strerror(errno));
+	return -1;
 }
 
 int report_write(struct run *r)
 {
 	const char *status = "ok", *error = NULL;
-	char tmp[4096], err[600];
+	char err[600];
 	json_t *doc;
-	FILE *f;
+	int ret;
 
 	print_summary(r);
 	if (r->failed) {
@@ -348,17 +392,23 @@ int report_write(struct run *r)
 	if (!r->o.json)
 		return 0;
 	doc = result_json(r, status, error);
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", r->o.json, (int)getpid());
-	f = fopen(tmp, "w");
-	if (!f || json_dumpf(doc, f, JSON_INDENT(1) | JSON_SORT_KEYS) ||
-	    fflush(f) || fsync(fileno(f)) || fclose(f) ||
-	    rename(tmp, r->o.json)) {
-		fprintf(stderr, "rlwork: writing %s: %s\n", r->o.json,
-			strerror(errno));
-		unlink(tmp);
-		json_decref(doc);
-		return -1;
-	}
+	ret = write_doc(doc, r->o.json, true);
 	json_decref(doc);
-	return 0;
+	return ret;
+}
+
+/*
+ * The point a dry run resolves to: the params a run of the same command
+ * line would report, for a runner whose run died before writing a result.
+ */
+int report_point(struct run *r)
+{
+	json_t *doc;
+	int ret;
+
+	doc = json_pack("{s:s, s:s, s:o}", "schema", "rlbench-point/1",
+			"workload", r->wl->name, "params", params_json(r));
+	ret = write_doc(doc, r->o.json, false);
+	json_decref(doc);
+	return ret;
 }

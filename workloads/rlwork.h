@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "hist.h"
@@ -52,6 +53,7 @@ struct common_opts {
 	bool dry_run;
 	bool force;
 	bool keep;
+	bool pin;
 	unsigned int inject;
 };
 
@@ -87,6 +89,12 @@ struct workload_ops {
 	unsigned int flags;
 	/* option consistency; -1 and a message in err for bad input */
 	int (*check)(struct run *r, char *err, size_t len);
+	/*
+	 * The ops this configuration never runs (bit i: op i), left out of
+	 * ops, metrics and the summary. A function of the options alone, so
+	 * every iteration of a point reports the same metrics.
+	 */
+	unsigned int (*unused_ops)(const struct run *r);
 	/* sets r->nthreads (and r->bufsize); returns an exit code */
 	int (*setup)(struct run *r);
 	void (*thread)(struct worker *w);
@@ -138,6 +146,9 @@ struct run {
 	void *priv;
 	unsigned int nthreads;
 	unsigned int ops_off;		/* bit i: op i unused in this run */
+	FILE *info;			/* human-readable output */
+	unsigned int *cpus;		/* allowed CPUs at start-up, for --pin */
+	unsigned int ncpus;
 	size_t bufsize;
 	struct worker **workers;
 	double measured_s;
@@ -213,6 +224,7 @@ int target_fill(struct run *r, uint64_t from, uint64_t to);
 
 /* report.c */
 int report_write(struct run *r);
+int report_point(struct run *r);
 
 /* the workload table */
 extern const struct workload_ops wl_dio, wl_mmap_punch, wl_truncate_storm,

@@ -111,6 +111,26 @@ static int ts_check(struct run *r, char *err, size_t len)
 	return 0;
 }
 
+/* truncate and extend always run; the other ops only for their role */
+static unsigned int ts_unused_ops(const struct run *r)
+{
+	static const unsigned int role_op[NROLES] = {
+		[ROLE_READ] = OP_READ, [ROLE_WRITE] = OP_WRITE,
+		[ROLE_FAULT] = OP_FAULT, [ROLE_DIO] = OP_DIO_READ,
+	};
+	const struct ts_opts *t = r->wopts;
+	unsigned int off = 0, i;
+	struct ts_state st;
+
+	if (parse_roles(t->roles, &st))
+		return 0;	/* ts_check refused it */
+	for (i = 0; i < NROLES; i++)
+		off |= 1u << role_op[i];
+	for (i = 0; i < st.nroles; i++)
+		off &= ~(1u << role_op[st.roles[i]]);
+	return off;
+}
+
 static uint64_t random_block(struct worker *w)
 {
 	return rl_rand_below(w, w->run->o.size / w->run->o.bs) * w->run->o.bs;
@@ -310,6 +330,7 @@ const struct workload_ops wl_truncate_storm = {
 	.counters = ts_counters,
 	.flags = WL_DIRECT,
 	.check = ts_check,
+	.unused_ops = ts_unused_ops,
 	.setup = ts_setup,
 	.thread = ts_thread,
 	.teardown = ts_teardown,

@@ -1,0 +1,76 @@
+#!/bin/bash
+# A workload reports exactly the ops its options run: in ops[], in
+# metrics[] and in the summary table, whatever happened at run time.
+. "$(dirname "$0")/../workloads/tests/tap.sh"
+need_rlwork
+command -v jq >/dev/null || { echo "1..0 # skip jq not installed"; exit 0; }
+scratch_dir
+
+# the ops reported, in declaration order | the command
+cases=(
+	"read|dio --rw read"
+	"write|dio --rw write"
+	"read,write|dio --rw rw"
+	"read|dio --rw rw --rwmix 100"
+	"write|dio --rw rw --rwmix 0"
+	"read,write|dio --rw rw --rwmix 99"
+	"read|dio --engine io_uring --iodepth 4 --rw read"
+	"write,fault,buffered_read|dio --rw write --fault-threads 1 --buffered-threads 1"
+	"read,buffered_read|dio --buffered-threads 1"
+	"read|buffered-rw --rw read"
+	"write|buffered-rw --rw write --cache cold"
+	"read,write|buffered-rw --rw rw"
+	"read|readahead --mode seq"
+	"read,willneed|readahead --mode willneed"
+	"fault,punch,refill|mmap-punch"
+	"fault,punch|mmap-punch --refill-threads 0"
+	"truncate,extend,read,write,fault,dio_read|truncate-storm"
+	"truncate,extend,read|truncate-storm --roles read"
+	"truncate,extend,read,dio_read|truncate-storm --roles dio,read"
+	"truncate,extend,fault|truncate-storm --roles fault --write-pct 0"
+)
+plan $(( ${#cases[@]} + 3 ))
+
+trap 'rm -rf "$dir"' EXIT
+j=$dir/r.json
+
+for oc in "${cases[@]}"; do
+	ops=${oc%%|*} c=${oc#*|}
+	# shellcheck disable=SC2086
+	run "$RLWORK" $c --file "$dir/w.dat" --size 8m --runtime 0.2 --ramp 0 \
+		--json "$j"
+	# every op: in ops[] with a histogram, and its metrics; no other op
+	v=$(jq -r --arg ops "$ops" '($ops | split(",")) as $want |
+		[.ops[].name] == $want and
+		([.ops[] | .lat_ns.hist | has("counts")] | all) and
+		([.metrics[].name | select(startswith("counters.") | not) |
+		  sub("\\.(ops_per_s|bytes_per_s|lat_ns\\..*)$"; "")] | unique) ==
+		($want | unique) and
+		([$want[] | . + ".ops_per_s"] - [.metrics[].name] == [])' \
+		"$j" 2>&1)
+	[ "$rc" -eq 0 ] && [ "$v" = true ]
+	st=$?
+	ok $st "$c: reports exactly $ops"
+	if [ $st -ne 0 ]; then
+		echo "rc=$rc $err" | diag
+		jq -c '[.ops[].name], [.metrics[].name]' "$j" 2>&1 | diag
+	fi
+done
+
+run "$RLWORK" dio --rw read --file "$dir/w.dat" --size 8m --runtime 0.2 --ramp 0
+grep -q "^  read " <<<"$out" && ! grep -q "^  write " <<<"$out"
+ok $(( rc != 0 || $? != 0 )) "the summary table of dio --rw read has a read row and no write row"
+
+# An op the options run is reported even when a short run never got to it:
+# the metrics of every iteration of a point are the same.
+run "$RLWORK" mmap-punch --file "$dir/w.dat" --size 8m --runtime 0.01 --ramp 0 \
+	--json "$j"
+a=$(jq -c '[.metrics[].name]' "$j")
+run "$RLWORK" mmap-punch --file "$dir/w.dat" --size 8m --runtime 0.3 --ramp 0 \
+	--json "$j" --iteration 2
+[ -n "$a" ] && [ "$a" = "$(jq -c '[.metrics[].name]' "$j")" ]
+ok $? "two iterations of a point, 0.01 s and 0.3 s, report the same metrics"
+jq -e '[.ops[].name] == ["fault", "punch", "refill"]' "$j" >/dev/null
+ok $? "... including refill, however many refills ran"
+
+done_testing
