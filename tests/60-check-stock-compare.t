@@ -1,0 +1,98 @@
+#!/bin/bash
+# kernels/check-stock's comparison, on small objects built here: code that
+# only moved must compare identical, a changed instruction, an added
+# function or a grown data object must be reported (exit 1), and a
+# difference in the allow-list must be accepted with its reason.  The full
+# run (two kernel builds) is `make check-stock`, not part of this test.
+source "$(dirname "$0")/lib/tap.sh"
+plan 10
+
+cs=kernels/check-stock
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+cc() {	# cc <name> <source on stdin>: compile like the kernel does, -O2
+	gcc -O2 -fno-asynchronous-unwind-tables -fno-pic -mcmodel=kernel \
+		-ffreestanding -c -x c -o "$tmp/$1.o" -
+}
+
+cc base <<'EOF'
+extern void down_write(void *);
+extern void up_write(void *);
+int table[4];
+static __attribute__((noinline)) int helper(int x) { return table[x & 3] * 7; }
+int punch(void *m, int x) { down_write(m); x = helper(x); up_write(m); return x; }
+int fault(int x) { return helper(x + 1) + 1; }
+EOF
+# The same code, moved: other order, other lines, so other addresses.
+cc moved <<'EOF'
+extern void down_write(void *);
+extern void up_write(void *);
+int table[4];
+
+
+static __attribute__((noinline)) int helper(int x) { return table[x & 3] * 7; }
+int fault(int x) { return helper(x + 1) + 1; }
+
+int punch(void *m, int x) { down_write(m); x = helper(x); up_write(m); return x; }
+EOF
+# One instruction changed: a different lock call.
+cc changed <<'EOF'
+extern void down_write(void *);
+extern void up_write(void *);
+extern void down_write_killable(void *);
+int table[4];
+static __attribute__((noinline)) int helper(int x) { return table[x & 3] * 7; }
+int punch(void *m, int x) { down_write_killable(m); x = helper(x); up_write(m); return x; }
+int fault(int x) { return helper(x + 1) + 1; }
+EOF
+# A grown data object, same code.
+cc bigger <<'EOF'
+extern void down_write(void *);
+extern void up_write(void *);
+int table[5];
+static __attribute__((noinline)) int helper(int x) { return table[x & 3] * 7; }
+int punch(void *m, int x) { down_write(m); x = helper(x); up_write(m); return x; }
+int fault(int x) { return helper(x + 1) + 1; }
+EOF
+# An added function, once with a name the allow-list has for mm/filemap.o.
+for f in filemap_invalidate_lock_two_full filemap_invalidate_sneaky; do
+	{ cat <<'EOF'
+extern void down_write(void *);
+extern void up_write(void *);
+int table[4];
+static __attribute__((noinline)) int helper(int x) { return table[x & 3] * 7; }
+int punch(void *m, int x) { down_write(m); x = helper(x); up_write(m); return x; }
+int fault(int x) { return helper(x + 1) + 1; }
+EOF
+	  echo "void $f(void *a, void *b) { down_write(a); down_write(b); }"; } | cc "$f"
+done
+
+run $cs --compare "$tmp/base.o" "$tmp/moved.o"
+ok $(( RC != 0 )) "moved code compares identical (exit $RC)"
+like "$OUT" "1 identical objects; 0 allowed and 0 other" "summary counts it identical"
+
+run $cs --compare "$tmp/base.o" "$tmp/changed.o"
+is "$RC" 1 "a changed call is a difference"
+like "$OUT" "DIFFERS +changed changed.o punch .*[+]call <?[^;]*; R_X86_64_[A-Z0-9]+ down_write_killable" \
+	"the report names the function and shows the new call"
+
+run $cs --compare "$tmp/base.o" "$tmp/bigger.o"
+is "$RC" 1 "a data object that grew is a difference"
+like "$OUT" "DIFFERS +changed bigger.o table \(16 -> 20 bytes\)" "with both sizes"
+
+mkdir -p "$tmp/a/mm" "$tmp/b/mm" "$tmp/c/mm"
+cp "$tmp/base.o" "$tmp/a/mm/filemap.o"
+cp "$tmp/filemap_invalidate_lock_two_full.o" "$tmp/b/mm/filemap.o"
+cp "$tmp/filemap_invalidate_sneaky.o" "$tmp/c/mm/filemap.o"
+run $cs --compare "$tmp/a" "$tmp/b"
+ok "$RC" "a new helper in the allow-list is accepted"
+like "$OUT" "allowed +new +mm/filemap.o filemap_invalidate_lock_two_full .*: new exported helper" \
+	"with the allow-list's reason"
+run $cs --compare "$tmp/a" "$tmp/c"
+is "$RC" 1 "a new function not in the allow-list is a difference"
+
+run $cs --compare "$tmp/base.o" "$tmp/nonexistent.o"
+is "$RC" 2 "a missing input is bad input: $OUT"
+
+done_testing
