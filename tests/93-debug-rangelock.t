@@ -1,0 +1,28 @@
+#!/bin/bash
+# A DEBUG=1 (lockdep, hung-task detector) rangelock kernel runs every
+# workload with the oracle on and the hole-punch window widened, and direct
+# IO under the range lock (sync and io_uring, reads and writes, disjoint
+# and overlapping, allocating writes with the shared inode lock, DIO
+# against faults, buffered readers and truncation): no lockdep report,
+# WARN, oops or hang, no data error, a clean filesystem.
+. "$(dirname "$0")/lib/tap.sh"
+plan 8
+
+run runners/run bench --kernel rangelock --debug --matrix debug --name debug-rangelock
+echo "$OUT" | tail -5 | sed 's/^/# /'
+rd=$(echo "$OUT" | sed -n 's/^run: //p' | tail -1)
+is "$RC" 0 "every point passed on the debug kernel"
+res=("$rd"/rangelock/*.result.json)
+is "${#res[@]}" "$(runners/matrix configs/debug.matrix | grep -c '^point ')" "one result per point"
+like "$(jq -r .kernel.release "${res[0]}")" "-rl-rangelock-debug$" "the debug kernel ran"
+grep -q 'debugfs mapping_lock/punch_delay_us = 2000' "$rd"/rangelock/console-boot*.log
+ok $? "the punch-delay knob was set"
+failed=$(jq -r 'select(.status != "ok") | .env.point + ": " + .error' "${res[@]}")
+is "$failed" "" "no point shows a lockdep report, WARN, oops or hang"
+is "$(jq -s 'map(.verify.errors) | add' "${res[@]}")" 0 "the oracle found no data errors"
+fscks=$(cat "$rd"/rangelock/fsck-boot*.txt | grep -c '^e2fsck exit: ')
+is "$(cat "$rd"/rangelock/fsck-boot*.txt | grep -c '^e2fsck exit: 0$'):$fscks" "$fscks:$fscks" "e2fsck found the disk clean after every boot"
+grep -q '^rlbench: start p0[0-9]*-dio .*' "$rd"/rangelock/console-boot*.log &&
+	jq -e 'select(.workload == "dio" and .params.engine == "io_uring") | .ops[] | select(.name == "write" and .count > 0)' "${res[@]}" >/dev/null
+ok $? "io_uring direct writes ran under the range lock"
+done_testing
