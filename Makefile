@@ -16,6 +16,8 @@ CANDIDATE ?=
 SCRATCH   ?=
 FORCE     ?= 0
 KSRC      ?=
+DEB       ?= 0
+BASE_CONFIG ?=
 ifneq ($(KSRC),)
 export KSRC
 endif
@@ -55,6 +57,8 @@ help:
 	@echo '  CANDIDATE=<run dir> THRESHOLD=$(THRESHOLD)  for regress'
 	@echo '  SCRATCH=<dir|dev> FORCE=1  for KERNEL=host'
 	@echo '  KSRC=<path>        build from this 6.12 tree instead of Debian'"'"'s source'
+	@echo '  DEB=1 [BASE_CONFIG=/boot/config-...]  kernels: also make .deb packages'
+	@echo '                     (of the guest kernel, or on a lab machine'"'"'s config)'
 	@echo '  BENCH_JSON=<path>  where bench-locks writes its JSON (default tests/rangelock/bench-locks.json)'
 	@echo '  RLBENCH_CACHE      kernel sources, builds, ccache (default ~/.cache/rlbench)'
 
@@ -65,7 +69,9 @@ all: setup
 	@for d in $(SUBDIRS); do $(MAKE) --no-print-directory -C $$d all || exit 2; done
 
 kernels: setup
-	@runners/run kernels --kernel $(KERNEL) $(if $(filter 1,$(DEBUG)),--debug)
+	@$(if $(and $(filter 1,$(DEB)),$(BASE_CONFIG)),:,runners/run kernels --kernel $(KERNEL) $(if $(filter 1,$(DEBUG)),--debug))
+	@$(if $(filter 1,$(DEB)),kernels/package $(KERNEL) $(if $(filter 1,$(DEBUG)),--debug) \
+		$(if $(BASE_CONFIG),--base-config $(BASE_CONFIG)))
 
 bench: all
 	@runners/run bench --kernel $(KERNEL) --matrix $(MATRIX) --accel $(ACCEL) \
