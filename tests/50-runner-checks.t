@@ -2,7 +2,7 @@
 # The runner's input checks and its console classifier, without booting.
 . "$(dirname "$0")/lib/tap.sh"
 . runners/lib.sh
-plan 14
+plan 19
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -38,6 +38,17 @@ like "$OUT" "m3.matrix:2: '--file' is set by the runner" "runner-owned options a
 printf 'runtime 1\n\npoint no-such-workload\n' >"$tmp/m4.matrix"
 run runners/matrix "$tmp/m4.matrix"
 like "$RC:$OUT" "^2:.*m4.matrix:3: point 'no-such-workload" "rlwork's own check rejects an unknown workload with the line"
+printf 'fs btrfs\npoint dio\n' >"$tmp/m5.matrix"
+run runners/matrix "$tmp/m5.matrix"
+like "$RC:$OUT" "^2:.*m5.matrix:1: fs 'btrfs' is not supported \\(accepted: ext4, xfs\\)" "an unsupported filesystem is refused"
+printf 'device nvme\npoint dio\n' >"$tmp/m6.matrix"
+run runners/matrix "$tmp/m6.matrix"
+like "$RC:$OUT" "^2:.*m6.matrix:1: device 'nvme' is not supported \\(accepted: virtio-blk, brd, null_blk\\)" "an unsupported device is refused"
+printf 'sysfs /etc/shadow 1\npoint dio\n' >"$tmp/m7.matrix"
+run runners/matrix "$tmp/m7.matrix"
+like "$RC:$OUT" "^2:.*m7.matrix:1: sysfs takes a path under /sys" "a knob outside /sys is refused"
+printf 'sysfs /sys/module/ext4/parameters/x 0\npoint dio\n' >"$tmp/m8.matrix"
+is "$(runners/matrix "$tmp/m8.matrix" | grep '^set debugfs')" "set debugfs /sys/module/ext4/parameters/x:0" "a sysfs knob is passed on with its absolute path"
 
 for m in configs/*.matrix; do
 	runners/matrix "$m" >/dev/null 2>"$tmp/err"
@@ -48,5 +59,7 @@ is "$RC" 0 "every committed matrix parses"
 
 run runners/run bench --kernel no-such-kernel --matrix smoke
 like "$RC:$OUT" "^2:.*unknown KERNEL='no-such-kernel'; valid: .*stock" "unknown KERNEL lists the valid ones"
+run runners/run bench --kernel stock --matrix dio-serial
+like "$RC:$OUT" "^2:.*dio-serial.matrix runs only on the variants rangelock rwsem-range; KERNEL='stock'" "a matrix refuses a variant it does not list"
 
 done_testing
