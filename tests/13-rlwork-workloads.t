@@ -16,6 +16,8 @@ cases=(
 	"fault,punch,refill|mmap-punch --overlap=disjoint --refill-threads 2"
 	"truncate,extend,read,write,fault,dio_read|truncate-storm --threads 1"
 	"truncate,fault,dio_read|truncate-storm --roles fault,dio --truncate-threads 2 --min-size 8m"
+	"truncate,fault,read,dio_write|truncate-storm --roles diowrite,fault,read"
+	"write,fault,buffered_read|dio --sparse --rw=write --layout=disjoint --threads 2 --fault-threads 1 --buffered-threads 1"
 	"read,write|buffered-rw --rw=rw --cache=cold --threads 2 --layout=disjoint"
 	"read|readahead --threads 2"
 	"read,willneed|readahead --mode=willneed --window 256k"

@@ -31,6 +31,7 @@ struct dio_opts {
 	uint64_t iodepth;
 	uint64_t fault_threads;
 	uint64_t buffered_threads;
+	bool sparse;
 };
 
 enum { ENGINE_SYNC, ENGINE_URING };
@@ -61,6 +62,8 @@ static const struct opt_def dio_opts[] = {
 	  "threads reading the same file through mmap read faults", 0 },
 	{ "buffered-threads", OPT_INT, O(buffered_threads), "0", 0, 1024, NULL,
 	  "threads reading the same file through the page cache (pread)", 0 },
+	{ "sparse", OPT_BOOL, O(sparse), "no", 0, 0, NULL,
+	  "start from a file of holes, so that writes allocate blocks", 0 },
 	OPT_END
 };
 
@@ -91,6 +94,7 @@ static int dio_check(struct run *r, char *err, size_t len)
 		return snprintf(err, len,
 				"--iodepth %llu needs --engine=io_uring (sync issues one IO at a time)",
 				(unsigned long long)d->iodepth), -1;
+	r->t.sparse = d->sparse;
 	return iopat_check(r, d->layout, err, len);
 }
 

@@ -98,9 +98,21 @@ static const struct workload_ops *find_workload(const char *name)
 {
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(workloads); i++)
-		if (!strcmp(workloads[i]->name, name))
-			return workloads[i];
+	for (i = 0; i < ARRAY_SIZE(workloads); i++) {
+		const struct op_decl *op = workloads[i]->ops;
+
+		if (strcmp(workloads[i]->name, name))
+			continue;
+		/* per-thread stats are a fixed array: a bug, not bad input */
+		while (op->name)
+			op++;
+		if (op - workloads[i]->ops > RL_MAX_OPS) {
+			fprintf(stderr, "rlwork: %s declares %d ops, more than RL_MAX_OPS (%d)\n",
+				name, (int)(op - workloads[i]->ops), RL_MAX_OPS);
+			abort();
+		}
+		return workloads[i];
+	}
 	return NULL;
 }
 
@@ -297,6 +309,8 @@ int main(int argc, char **argv)
 		r->oracle = oracle_new(r->t.file_id, r->t.size / RL_PAGE);
 		if (!r->oracle)
 			return EXIT_MEASURED;
+		if (r->t.sparse)	/* holes: nothing written yet */
+			oracle_mark_filled(r->oracle, 0, r->t.size / RL_PAGE, 0);
 	}
 	r->nthreads = r->o.threads;
 	r->bufsize = r->o.bs;

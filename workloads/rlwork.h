@@ -21,7 +21,7 @@
 
 #define CACHELINE	64
 #define RL_PAGE		4096u	/* unit of the oracle's tags, not PAGE_SIZE */
-#define RL_MAX_OPS	6
+#define RL_MAX_OPS	8
 #define RL_MAX_COUNTERS	8
 
 #define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
@@ -129,6 +129,7 @@ struct target {
 	int dfd;		/* O_DIRECT, or -1 */
 	uint64_t size;
 	bool created;		/* by this run: deleted at the end */
+	bool sparse;		/* left as holes, not filled with tagged data */
 	uint32_t file_id;	/* in every tag written to it */
 	char fstype[32];
 };

@@ -176,7 +176,7 @@ int target_open(struct run *r)
 	}
 	if ((r->wl->flags & WL_PUNCH) && (ret = check_punch(r, t)))
 		goto fail;
-	if (target_fill(r, 0, t->size) || fsync(t->fd)) {
+	if ((!t->sparse && target_fill(r, 0, t->size)) || fsync(t->fd)) {
 		fprintf(stderr, "rlwork %s: %s: writing the initial data: %s\n",
 			r->wl->name, t->path, strerror(errno));
 		ret = EXIT_MEASURED;

@@ -26,8 +26,9 @@ struct ts_opts {
 	const char *roles;
 };
 
-enum { ROLE_READ, ROLE_WRITE, ROLE_FAULT, ROLE_DIO, NROLES };
-enum { OP_TRUNCATE, OP_EXTEND, OP_READ, OP_WRITE, OP_FAULT, OP_DIO_READ };
+enum { ROLE_READ, ROLE_WRITE, ROLE_FAULT, ROLE_DIO, ROLE_DIO_WRITE, NROLES };
+enum { OP_TRUNCATE, OP_EXTEND, OP_READ, OP_WRITE, OP_FAULT, OP_DIO_READ,
+       OP_DIO_WRITE };
 enum { C_SIGBUS, C_SHORT_READS };
 
 struct ts_state {
@@ -36,7 +37,9 @@ struct ts_state {
 	unsigned int nroles;
 };
 
-static const char *const role_names[] = { "read", "write", "fault", "dio" };
+static const char *const role_names[] = {
+	"read", "write", "fault", "dio", "diowrite"
+};
 
 #define O(f) offsetof(struct ts_opts, f)
 static const struct opt_def ts_opts[] = {
@@ -47,14 +50,14 @@ static const struct opt_def ts_opts[] = {
 	{ "write-pct", OPT_INT, O(write_pct), "25", 0, 100, NULL,
 	  "percent of a fault thread's faults that are write faults", 0 },
 	{ "roles", OPT_STR, O(roles), "read,write,fault,dio", 1, 0, NULL,
-	  "worker roles, comma separated from read,write,fault,dio; --threads threads of each", 0 },
+	  "worker roles, comma separated from read,write,fault,dio,diowrite; --threads threads of each", 0 },
 	OPT_END
 };
 
 static const struct op_decl ts_ops[] = {
 	{ "truncate", false }, { "extend", false }, { "read", true },
 	{ "write", true }, { "fault", true }, { "dio_read", true },
-	{ NULL, false },
+	{ "dio_write", true }, { NULL, false },
 };
 
 static const struct counter_decl ts_counters[] = {
@@ -101,7 +104,7 @@ static int ts_check(struct run *r, char *err, size_t len)
 
 	if (parse_roles(t->roles, &st))
 		return snprintf(err, len,
-				"--roles: '%s' is not a list of read,write,fault,dio",
+				"--roles: '%s' is not a list of read,write,fault,dio,diowrite",
 				t->roles), -1;
 	if (t->min_size % RL_PAGE || t->min_size >= r->o.size)
 		return snprintf(err, len,
@@ -117,6 +120,7 @@ static unsigned int ts_unused_ops(const struct run *r)
 	static const unsigned int role_op[NROLES] = {
 		[ROLE_READ] = OP_READ, [ROLE_WRITE] = OP_WRITE,
 		[ROLE_FAULT] = OP_FAULT, [ROLE_DIO] = OP_DIO_READ,
+		[ROLE_DIO_WRITE] = OP_DIO_WRITE,
 	};
 	const struct ts_opts *t = r->wopts;
 	unsigned int off = 0, i;
@@ -182,7 +186,8 @@ static void read_one(struct worker *w, int fd, unsigned int op,
 		oracle_read_end(r->oracle, w->rd, w->buf, ret, how);
 }
 
-static void write_one(struct worker *w)
+static void write_one(struct worker *w, int fd, unsigned int op,
+		      const char *how)
 {
 	struct run *r = w->run;
 	uint64_t off = random_block(w), bs = r->o.bs, gen = 0, t0;
@@ -193,13 +198,13 @@ static void write_one(struct worker *w)
 		oracle_fill(r->oracle, w->buf, off / RL_PAGE, bs / RL_PAGE, gen);
 	}
 	t0 = rl_now();
-	ret = pwrite(w->fd, w->buf, bs, off);
-	rl_op_done(w, OP_WRITE, t0, ret > 0 ? ret : 0);
+	ret = pwrite(fd, w->buf, bs, off);
+	rl_op_done(w, op, t0, ret > 0 ? ret : 0);
 	if (r->oracle)
 		oracle_write_end(r->oracle, off / RL_PAGE, bs / RL_PAGE, gen,
 				 ret == (ssize_t)bs);
 	if (ret != (ssize_t)bs)
-		rl_fail(r, "write at %llu: %s", (unsigned long long)off,
+		rl_fail(r, "%s at %llu: %s", how, (unsigned long long)off,
 			ret < 0 ? strerror(errno) : "short write");
 }
 
@@ -265,13 +270,16 @@ static void ts_thread(struct worker *w)
 			read_one(w, w->fd, OP_READ, "read");
 			break;
 		case ROLE_WRITE:
-			write_one(w);
+			write_one(w, w->fd, OP_WRITE, "write");
 			break;
 		case ROLE_FAULT:
 			fault_one(w);
 			break;
 		case ROLE_DIO:
 			read_one(w, w->dfd, OP_DIO_READ, "O_DIRECT read");
+			break;
+		case ROLE_DIO_WRITE:
+			write_one(w, w->dfd, OP_DIO_WRITE, "O_DIRECT write");
 			break;
 		}
 	}
@@ -318,7 +326,8 @@ const struct workload_ops wl_truncate_storm = {
 "Meanwhile --threads threads of each role in --roles work on random blocks:\n"
 "read (buffered pread), write (buffered pwrite, which may extend the file),\n"
 "fault (touch a page of a MAP_SHARED mapping, --write-pct of them writes,\n"
-"then MADV_DONTNEED) and dio (O_DIRECT pread). Reads past EOF are short and\n"
+"then MADV_DONTNEED), dio (O_DIRECT pread) and diowrite (O_DIRECT pwrite,\n"
+"not in the default roles). Reads past EOF are short and\n"
 "faults past EOF get SIGBUS: both are expected, caught and counted\n"
 "(counters short_reads and sigbus). Truncation takes the invalidation lock\n"
 "exclusive over [new size, end], so this measures how page creation\n"
