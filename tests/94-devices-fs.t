@@ -14,7 +14,7 @@ iterations 1
 runtime 2
 ramp 0
 mem_mb 1024
-disk_mb 256
+disk_mb 320
 device $2
 fs $3
 point dio --threads 2 --rw write --layout shared --size 8m --verify
@@ -27,7 +27,7 @@ for spec in "brd ext4 /dev/ram0" "null_blk ext4 /dev/nullb0" "virtio-blk xfs /de
 	matrix "$dev-$fs" "$dev" "$fs"
 	run runners/run bench --kernel stock --matrix "$tmp/$dev-$fs.matrix" --name "dev-$dev-$fs"
 	echo "$OUT" | tail -3 | sed 's/^/# /'
-	rd=$(echo "$OUT" | sed -n 's/^run: //p' | tail -1)
+	rd=$(echo "$OUT" | sed -n 's/^run: \(results\/\)/\1/p' | tail -1)
 	is "$RC" 0 "$dev/$fs: every point passed"
 	grep -q "^rlbench: mounted $node ($dev) as $fs" "$rd"/stock/console-boot*.log
 	ok $? "$dev/$fs: the guest mounted $node"
@@ -41,6 +41,6 @@ is "$(jq -r .env.fs "$rd"/stock/p001-*.result.json)" xfs "and the filesystem"
 
 # A range kernel cannot run xfs: the variant is skipped, recorded, not failed.
 run runners/run bench --kernel stock,rangelock --matrix "$tmp/virtio-blk-xfs.matrix" --name dev-xfs-skip
-rd=$(echo "$OUT" | sed -n 's/^run: //p' | tail -1)
+rd=$(echo "$OUT" | sed -n 's/^run: \(results\/\)/\1/p' | tail -1)
 is "$(jq -r '.skipped[0].variant' "$rd/meta.json")" rangelock "an xfs matrix skips rangelock and meta.json says so"
 done_testing
