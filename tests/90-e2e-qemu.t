@@ -3,7 +3,7 @@
 # rerun cheap), boot it under QEMU (KVM when it works, TCG otherwise), run
 # the smoke matrix inside the guest and check what comes back.
 . "$(dirname "$0")/lib/tap.sh"
-plan 14
+plan 18
 
 run runners/run kernels --kernel stock
 is "$RC" 0 "stock kernel builds"
@@ -35,5 +35,14 @@ fscks=$(cat "$run_dir"/stock/fsck-boot*.txt 2>/dev/null | grep -c 'e2fsck exit: 
 clean=$(cat "$run_dir"/stock/fsck-boot*.txt 2>/dev/null | grep -c 'e2fsck exit: 0$')
 ok $([ "$fscks" -ge 1 ] && [ "$fscks" = "$clean" ]; echo $?) "the disk image is clean after every boot ($clean/$fscks)"
 ok $([ -s "$run_dir/report.txt" ] && ls "$run_dir"/*.png >/dev/null 2>&1; echo $?) "the report and a chart were written"
+
+# make rerun: the same matrix and kernels into a new directory that names
+# the run it repeats.
+run runners/run rerun --run "$run_dir"
+rerun_dir=$(echo "$OUT" | sed -n 's/^run: \(results\/\)/\1/p' | tail -1)
+is "$RC" 0 "the rerun passed"
+ok $([ -n "$rerun_dir" ] && [ "$rerun_dir" != "$run_dir" ] && cmp -s "$run_dir/matrix" "$rerun_dir/matrix"; echo $?) "into a new directory, with the same matrix"
+is "$(jq -r '.rerun_of + " " + .matrix' "$rerun_dir/meta.json")" "$run_dir smoke.matrix" "meta.json names the run it repeats and its matrix"
+is "$(ls "$rerun_dir"/stock/*.result.json | wc -l)" "${#results[@]}" "with as many results"
 
 done_testing
