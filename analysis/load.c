@@ -121,6 +121,10 @@ static char *point_label(const char *file)
 	if (i && i[1] == 'i' && strspn(i + 2, "0123456789") == strlen(i + 2)
 	    && i[2])
 		*i = 0;
+	/* "p001-dio-cost": the cost-mode results of point p001-dio */
+	i = strrchr(l, '-');
+	if (i && !strcmp(i, "-cost"))
+		*i = 0;
 	return l;
 }
 
@@ -238,12 +242,20 @@ static void point_add_metrics(struct point *pt, struct doc *dc)
 static int find_point(struct run *r, struct doc *dc)
 {
 	json_t *params = json_object_get(dc->j, "params"), *th;
+	json_t *md = json_object_get(json_object_get(dc->j, "env"), "mode");
+	const char *mode = json_is_string(md) ? json_string_value(md) : "time";
 	char *ps = json_dumps(params, JSON_SORT_KEYS | JSON_COMPACT);
-	char *key = xasprintf("%s %s",
-		json_string_value(json_object_get(dc->j, "workload")), ps);
+	char *key;
 	struct point *pt;
 	int i;
 
+	if (md && strcmp(mode, "cost") && strcmp(mode, "time"))
+		die_input("%s: env.mode must be \"cost\" or \"time\"",
+			  dc->path);
+	/* the same params in cost and time mode are different points */
+	key = xasprintf("%s %s%s",
+		json_string_value(json_object_get(dc->j, "workload")), ps,
+		strcmp(mode, "cost") ? "" : " mode=cost");
 	free(ps);
 	for (i = 0; i < r->npoints; i++)
 		if (!strcmp(r->points[i]->key, key)) {
@@ -253,6 +265,7 @@ static int find_point(struct run *r, struct doc *dc)
 	pt = xcalloc(1, sizeof(*pt));
 	pt->key = key;
 	pt->label = xstrdup(dc->label);
+	pt->mode = xstrdup(mode);
 	pt->workload = xstrdup(json_string_value(json_object_get(dc->j,
 							      "workload")));
 	pt->params = json_incref(params);
@@ -376,6 +389,10 @@ static double doc_value(struct doc *dc, struct group *g,
 	if (d->kind != MK_LAT) {
 		if (!json_is_number(v))
 			die_input("%s: metric %s missing", dc->path, d->name);
+		/* a rate is count / runtime: resolution 1 / count of itself */
+		x = json_number_value(json_object_get(op, "count"));
+		if (op && x > 0 && 1 / x > gm->quantum)
+			gm->quantum = 1 / x;
 		return json_number_value(v);
 	}
 	lat = json_object_get(op, "lat_ns");

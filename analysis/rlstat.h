@@ -80,6 +80,7 @@ struct group_metric {
 	double *vals;		/* one per ok iteration */
 	int nvals;
 	struct lathist *hist;	/* latency: merged over iterations */
+	double quantum;		/* rates: largest 1/count, relative */
 	struct summary s;
 	double value;		/* what tables show: hmean, merged pct, mean */
 };
@@ -100,6 +101,7 @@ struct group {			/* one variant at one workload point */
 struct point {
 	char *key;		/* workload + canonical params */
 	char *label;		/* "p001-dio" or synthesized */
+	char *mode;		/* env.mode: "cost" or "time" */
 	char *workload;
 	json_t *params;
 	char *params_str;	/* "threads=2 layout=disjoint bs=4096" */
@@ -131,6 +133,13 @@ json_t *load_result(const char *path);
 json_t *metric_op(json_t *doc, const char *metric, const char **rest);
 void die_input(const char *fmt, ...) __attribute__((format(printf, 1, 2),
 						    noreturn));
+/* The input being read, named by errors raised below it (GSL's). */
+extern const char *rl_input;
+void rl_gsl_handler_install(void);
+/* Temporaries are removed on any exit until untracked (renamed). */
+void tmp_track(const char *path, bool isdir);
+void tmp_untrack(const char *path);
+void meta_check(const char *path, json_t *meta);
 void *xcalloc(size_t n, size_t sz);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
