@@ -1,7 +1,7 @@
 #!/bin/bash
 # Every workload runs about a second on the host with --verify and the
 # oracle finds no error; the JSON says verification was on.
-. "$(dirname "$0")/../workloads/tests/tap.sh"
+. "$(dirname "$0")/lib/tap.sh"
 need_rlwork
 command -v jq >/dev/null || { echo "1..0 # skip jq not installed"; exit 0; }
 scratch_dir
@@ -32,7 +32,7 @@ for oc in "${cases[@]}"; do
 	ops=${oc%%|*} c=${oc#*|}
 	w=${c%% *}
 	# shellcheck disable=SC2086
-	run "$RLWORK" $c --file "$dir/w.dat" --size 16m --runtime 1 --ramp 0.2 \
+	run_split "$RLWORK" $c --file "$dir/w.dat" --size 16m --runtime 1 --ramp 0.2 \
 		--verify --json "$j"
 	ok $rc "$c: exit 0"
 	[ "$rc" -eq 0 ] || echo "$err" | diag
@@ -43,12 +43,12 @@ for oc in "${cases[@]}"; do
 	cp "$j" "$dir/$w-$((n += 1)).result.json"
 done
 
-run "$RLWORK" truncate-storm --file "$dir/w.dat" --size 16m --runtime 1 \
+run_split "$RLWORK" truncate-storm --file "$dir/w.dat" --size 16m --runtime 1 \
 	--ramp 0.2 --verify --roles fault --min-size 0 --json "$j"
 jq_ok "truncate-storm: SIGBUS past EOF is caught and counted, not fatal" "$j" \
 	'.status == "ok" and .counters.sigbus > 0 and
 	 ([.ops[] | select(.name == "truncate")][0].count > 0)'
-run "$RLWORK" mmap-punch --file "$dir/w.dat" --size 16m --runtime 1 \
+run_split "$RLWORK" mmap-punch --file "$dir/w.dat" --size 16m --runtime 1 \
 	--ramp 0.2 --verify --json "$j"
 jq_ok "mmap-punch: fault, punch and refill each have their own histogram" "$j" \
 	'[.ops[] | select(.count > 0) | .name] == ["fault", "punch", "refill"] and
@@ -57,7 +57,7 @@ jq_ok "mmap-punch: fault, punch and refill each have their own histogram" "$j" \
 
 # the analysis side's schema check, when it is built
 if [ -x analysis/rlstat ]; then
-	run analysis/rlstat validate "$dir"/*.result.json
+	run_split analysis/rlstat validate "$dir"/*.result.json
 	ok $rc "every result validates against rlbench-result/1 (rlstat validate)"
 	[ "$rc" -eq 0 ] || echo "$out $err" | diag
 else

@@ -5,7 +5,7 @@
 # exit 1, the error with offset, expected and found, in the JSON too.
 # The damage is done after the threads stop, before the final pass, so the
 # outcome does not depend on timing.
-. "$(dirname "$0")/../workloads/tests/tap.sh"
+. "$(dirname "$0")/lib/tap.sh"
 need_rlwork
 command -v jq >/dev/null || { echo "1..0 # skip jq not installed"; exit 0; }
 scratch_dir
@@ -30,9 +30,9 @@ j=$dir/r.json
 for c in "${cases[@]}"; do
 	IFS='|' read -r mode cmd pat <<<"$c"
 	# shellcheck disable=SC2086
-	run "$RLWORK" $cmd --file "$dir/w.dat" --size 8m --runtime 0.5 --ramp 0 \
+	run_split "$RLWORK" $cmd --file "$dir/w.dat" --size 8m --runtime 0.5 --ramp 0 \
 		--verify --inject-corruption=$mode --json "$j"
-	ok $(( rc != 1 )) "$cmd, $mode corruption: exit 1"
+	ok "$(( rc != 1 ))" "$cmd, $mode corruption: exit 1"
 	grep -q "verify error: offset [0-9]* (page [0-9]*, .*): expected .*$pat" <<<"$err"
 	ok $? "$cmd, $mode corruption: reported with offset, expected, found"
 	[ "$rc" -eq 1 ] || echo "rc=$rc $err" | diag

@@ -1,7 +1,7 @@
 #!/bin/bash
 # rlwork --dry-run --json: the point document (docs/formats.md), whose
 # params are the ones a real run of the same command line reports.
-. "$(dirname "$0")/../workloads/tests/tap.sh"
+. "$(dirname "$0")/lib/tap.sh"
 need_rlwork
 command -v jq >/dev/null || { echo "1..0 # skip jq not installed"; exit 0; }
 scratch_dir
@@ -9,7 +9,7 @@ plan 15
 
 trap 'rm -rf "$dir"' EXIT
 
-run "$RLWORK" dio --threads 2 --dry-run --json -
+run_split "$RLWORK" dio --threads 2 --dry-run --json -
 ok $rc "dio --threads 2 --dry-run --json -: exit 0"
 jq -e . <<<"$out" >/dev/null 2>&1
 ok $? "stdout is one JSON document and nothing else"
@@ -35,7 +35,7 @@ for c in "${cases[@]}"; do
 	common=(--file "$dir/w.dat" --size 8m --runtime 0.2 --ramp 0
 		--variant stock --iteration 2 --env runner=host)
 	# shellcheck disable=SC2086
-	run "$RLWORK" $c "${common[@]}" --json "$dir/real.json"
+	run_split "$RLWORK" $c "${common[@]}" --json "$dir/real.json"
 	# shellcheck disable=SC2086
 	"$RLWORK" $c "${common[@]}" --dry-run --json "$dir/point.json" 2>/dev/null
 	if [ "$rc" -ne 0 ] || ! jq -e --slurpfile p "$dir/point.json" \
@@ -45,10 +45,10 @@ for c in "${cases[@]}"; do
 		echo "$c: rc=$rc $err" | diag
 	fi
 done
-ok $([ -z "$bad" ]; echo $?) "dry-run params equal the real run's params, all 5 workloads${bad:+ (differ:$bad)}"
+ok "$([ -z "$bad" ]; echo $?)" "dry-run params equal the real run's params, all 5 workloads${bad:+ (differ:$bad)}"
 
 rm -f "$dir"/*
-run "$RLWORK" mmap-punch --file "$dir/none.dat" --dry-run --json "$dir/p.json"
+run_split "$RLWORK" mmap-punch --file "$dir/none.dat" --dry-run --json "$dir/p.json"
 ok $rc "--dry-run --json PATH: exit 0"
 [ "$(ls "$dir")" = p.json ]
 ok $? "... writes PATH and no other file (no target, no temp file)"
@@ -58,24 +58,24 @@ jq -e '.schema == "rlbench-point/1" and .workload == "mmap-punch" and
 	.params["refill-threads"] == 1' "$dir/p.json" >/dev/null
 ok $? "... PATH holds the point document"
 
-run "$RLWORK" dio --pin --env runner=qemu --variant x --iteration 7 --seed 3 \
+run_split "$RLWORK" dio --pin --env runner=qemu --variant x --iteration 7 --seed 3 \
 	--dry-run --json -
 a=$(jq -c .params <<<"$out")
-run "$RLWORK" dio --seed 3 --dry-run --json -
+run_split "$RLWORK" dio --seed 3 --dry-run --json -
 [ -n "$a" ] && [ "$a" = "$(jq -c .params <<<"$out")" ]
 ok $? "--pin, --env, --variant and --iteration are not part of params"
 
-run "$RLWORK" dio --dry-run
+run_split "$RLWORK" dio --dry-run
 grep -q "^rlwork dio: resolved options" <<<"$out" && ! grep -q "schema" <<<"$out"
-ok $(( rc != 0 || $? != 0 )) "--dry-run without --json: options on stdout, no document"
+ok "$(( rc != 0 || $? != 0 ))" "--dry-run without --json: options on stdout, no document"
 
-run "$RLWORK" dio --threads 0 --dry-run --json -
+run_split "$RLWORK" dio --threads 0 --dry-run --json -
 [ "$rc" -eq 2 ] && [ -z "$out" ] && grep -q -- "--threads: 0 is out of range" <<<"$err"
 ok $? "bad options with --dry-run --json -: exit 2, nothing on stdout"
-run "$RLWORK" dio --dry-run --json "$dir/missing/p.json"
-ok $(( rc != 2 )) "--json into a missing directory: exit 2"
+run_split "$RLWORK" dio --dry-run --json "$dir/missing/p.json"
+ok "$(( rc != 2 ))" "--json into a missing directory: exit 2"
 mkdir "$dir/adir"
-run "$RLWORK" dio --dry-run --json "$dir/adir"
+run_split "$RLWORK" dio --dry-run --json "$dir/adir"
 [ "$rc" -eq 1 ] && grep -q "writing .*adir: Is a directory" <<<"$err"
 ok $? "PATH that cannot be written (a directory): exit 1, says so"
 

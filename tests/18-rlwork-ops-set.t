@@ -1,7 +1,7 @@
 #!/bin/bash
 # A workload reports exactly the ops its options run: in ops[], in
 # metrics[] and in the summary table, whatever happened at run time.
-. "$(dirname "$0")/../workloads/tests/tap.sh"
+. "$(dirname "$0")/lib/tap.sh"
 need_rlwork
 command -v jq >/dev/null || { echo "1..0 # skip jq not installed"; exit 0; }
 scratch_dir
@@ -37,7 +37,7 @@ j=$dir/r.json
 for oc in "${cases[@]}"; do
 	ops=${oc%%|*} c=${oc#*|}
 	# shellcheck disable=SC2086
-	run "$RLWORK" $c --file "$dir/w.dat" --size 8m --runtime 0.2 --ramp 0 \
+	run_split "$RLWORK" $c --file "$dir/w.dat" --size 8m --runtime 0.2 --ramp 0 \
 		--json "$j"
 	# every op: in ops[] with a histogram, and its metrics; no other op
 	v=$(jq -r --arg ops "$ops" '($ops | split(",")) as $want |
@@ -57,16 +57,16 @@ for oc in "${cases[@]}"; do
 	fi
 done
 
-run "$RLWORK" dio --rw read --file "$dir/w.dat" --size 8m --runtime 0.2 --ramp 0
+run_split "$RLWORK" dio --rw read --file "$dir/w.dat" --size 8m --runtime 0.2 --ramp 0
 grep -q "^  read " <<<"$out" && ! grep -q "^  write " <<<"$out"
-ok $(( rc != 0 || $? != 0 )) "the summary table of dio --rw read has a read row and no write row"
+ok "$(( rc != 0 || $? != 0 ))" "the summary table of dio --rw read has a read row and no write row"
 
 # An op the options run is reported even when a short run never got to it:
 # the metrics of every iteration of a point are the same.
-run "$RLWORK" mmap-punch --file "$dir/w.dat" --size 8m --runtime 0.01 --ramp 0 \
+run_split "$RLWORK" mmap-punch --file "$dir/w.dat" --size 8m --runtime 0.01 --ramp 0 \
 	--json "$j"
 a=$(jq -c '[.metrics[].name]' "$j")
-run "$RLWORK" mmap-punch --file "$dir/w.dat" --size 8m --runtime 0.3 --ramp 0 \
+run_split "$RLWORK" mmap-punch --file "$dir/w.dat" --size 8m --runtime 0.3 --ramp 0 \
 	--json "$j" --iteration 2
 [ -n "$a" ] && [ "$a" = "$(jq -c '[.metrics[].name]' "$j")" ]
 ok $? "two iterations of a point, 0.01 s and 0.3 s, report the same metrics"

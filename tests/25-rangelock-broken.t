@@ -4,8 +4,8 @@
 # be reported, with the report its script's "# expect:" line names, while
 # the real lock passes the same run.  tsan-* mutants run under TSan.
 dir=tests/rangelock
-muts=$(cd $dir/mutants && ls *.sed | sed 's/\.sed$//')
-[ -n "$muts" ] || { echo "Bail out! no mutants in $dir/mutants"; exit 1; }
+muts=$(cd $dir/mutants && for f in ./*.sed; do [ -f "$f" ] && basename "$f" .sed; done)
+[ -n "$muts" ] || bail_out "no mutants in $dir/mutants"
 echo "1..$(( $(echo "$muts" | wc -l) + 1 ))"
 args=(--threads 4 --space 16 --kill --stall-ms 1500)
 n=1
@@ -21,7 +21,7 @@ else
 fi
 for m in $muts; do
 	n=$((n + 1))
-	expect=$(sed -n 's/^# expect: //p' $dir/mutants/$m.sed)
+	expect=$(sed -n 's/^# expect: //p' "$dir/mutants/$m.sed")
 	bin=$dir/bin/mut-$m/rl_stress
 	out=$(TSAN_OPTIONS="halt_on_error=1 exitcode=1" timeout 120 "$bin" "${args[@]}" --seconds 20 2>&1)
 	rc=$?

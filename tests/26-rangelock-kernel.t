@@ -25,12 +25,16 @@ srcs=$(for o in range_lock rbtree; do
 [ "$srcs" = "$(printf '%s\n' "$ksrc/lib/range_lock.c" "$ksrc/lib/rbtree.c")" ]
 res $? "harness objects compiled from $ksrc/lib"
 
-patches=$(cd kernels/patches && grep -l 'range_lock\.[ch]' $(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' series))
+mapfile -t series < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' kernels/patches/series)
+patches=$(cd kernels/patches && grep -l 'range_lock\.[ch]' "${series[@]}" | xargs)
 out=$(cd "$ksrc" && for p in $patches; do
 	perl scripts/checkpatch.pl --strict "$OLDPWD/kernels/patches/$p" 2>/dev/null |
 		grep -E '^(ERROR|WARNING|CHECK)|^total'; done)
-! printf '%s\n' "$out" | grep -qE '^(ERROR|WARNING|CHECK)' && [ -n "$patches" ]
-res $? "checkpatch --strict clean: $(echo $patches)"
+# A here-string, not printf | grep -q: grep -q stops reading at the first
+# match, printf would die of SIGPIPE, and under pipefail the negation
+# would call a dirty series clean.
+! grep -qE '^(ERROR|WARNING|CHECK)' <<<"$out" && [ -n "$patches" ]
+res $? "checkpatch --strict clean: $patches"
 [ $fail = 0 ] || printf '%s\n' "$out" | sed 's/^/# /'
 
 out=$(cd "$ksrc" && perl scripts/kernel-doc -none -Wall include/linux/range_lock.h lib/range_lock.c 2>&1)

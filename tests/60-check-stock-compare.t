@@ -69,7 +69,7 @@ EOF
 done
 
 run $cs --compare "$tmp/base.o" "$tmp/moved.o"
-ok $(( RC != 0 )) "moved code compares identical (exit $RC)"
+ok "$(( RC != 0 ))" "moved code compares identical (exit $RC)"
 like "$OUT" "1 identical objects; 0 allowed and 0 other" "summary counts it identical"
 
 run $cs --compare "$tmp/base.o" "$tmp/changed.o"

@@ -21,11 +21,11 @@ is "$RC" 0 "bindeb-pkg of the rangelock guest kernel succeeds"
 echo "$OUT" | tail -3 | sed 's/^/# /'
 release=$(cat "${RLBENCH_CACHE:-$HOME/.cache/rlbench}/build/rangelock/include/config/kernel.release")
 image=$(echo "$OUT" | grep "/linux-image-${release}_.*\.deb$" | tail -1)
-ok $([ -f "$image" ]; echo $?) "it prints the image package's path ($(basename "${image:-none}"))"
+ok "$([ -f "$image" ]; echo $?)" "it prints the image package's path ($(basename "${image:-none}"))"
 is "$(dpkg-deb -f "$image" Package)" "linux-image-$release" "the package is named after the variant's release"
 dpkg-deb -c "$image" | grep -q "\./boot/vmlinuz-$release\$"
 ok $? "it installs /boot/vmlinuz-$release"
 dpkg-deb -c "$image" | grep -q "\./boot/config-$release\$"
 ok $? "and the kernel's config, where a lab machine's runner can see the strategy"
-ok $([ -z "$(ls "${RLBENCH_CACHE:-$HOME/.cache/rlbench}"/build/*.deb 2>/dev/null)" ]; echo $?) "no package is left in the build directory"
+ok "$([ -z "$(ls "${RLBENCH_CACHE:-$HOME/.cache/rlbench}"/build/*.deb 2>/dev/null)" ]; echo $?)" "no package is left in the build directory"
 done_testing

@@ -1,0 +1,60 @@
+#!/bin/bash
+# kernels/build against a stand-in kernel tree (KSRC= with a Makefile that
+# imitates kbuild's targets), so its own logic is tested without a real
+# build: flavour names and fragments, exit 1 with the first errors when the
+# build fails (also when the log is far longer than a pipe holds), exit 2
+# on bad input.
+. "$(dirname "$0")/lib/tap.sh"
+plan 9
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+src=$tmp/linux
+mkdir -p "$src/scripts/kconfig"
+# FAIL=1 makes bzImage print 30000 error lines (~1 MiB) and fail.
+cat >"$src/Makefile" <<'M'
+VERSION = 6
+PATCHLEVEL = 12
+SUBLEVEL = 0
+tinyconfig:
+	@mkdir -p $(O) && : >$(O)/.config
+olddefconfig:
+	@true
+bzImage:
+	@if [ -e $(CURDIR)/FAIL ]; then seq 30000 | sed 's/^/drivers\/x.c: error: stand-in failure /'; exit 1; fi
+	@mkdir -p $(O)/arch/x86/boot $(O)/include/config
+	@echo '6.12.0$(LOCALVERSION)' >$(O)/include/config/kernel.release
+	@cat $(O)/.config >$(O)/arch/x86/boot/bzImage
+M
+cat >"$src/scripts/kconfig/merge_config.sh" <<'M'
+#!/bin/bash
+# merge_config.sh -m -O DIR BASE FRAGMENT...: append the fragments
+shift 3; base=$1; shift; cat "$@" >>"$base"
+M
+chmod +x "$src/scripts/kconfig/merge_config.sh"
+export KSRC=$src RLBENCH_CACHE=$tmp/cache
+
+run kernels/build stock --xfs --debug
+is "$RC" 0 "a build with two flavours succeeds"
+out=$(tail -1 <<<"$OUT")
+is "$out" "$tmp/cache/build/stock-debug-xfs" "its directory names the flavours in a fixed order"
+is "$(cat "$out/include/config/kernel.release")" "6.12.0-rl-stock-debug-xfs" "and so does its release"
+img=$(cat "$out/arch/x86/boot/bzImage")
+ok "$(grep -q '^CONFIG_XFS_FS=y' <<<"$img" && grep -q '^CONFIG_PROVE_LOCKING=y' <<<"$img" &&
+	grep -q '^CONFIG_MAPPING_LOCK_RWSEM=y' <<<"$img" && ! grep -q MAPPING_LOCK_STATS <<<"$img"; echo $?)" \
+	"the config holds guest, variant, debug and xfs fragments, no lock statistics"
+
+run kernels/build rangelock --stats
+ok "$(grep -q '^CONFIG_MAPPING_LOCK_STATS=y' "$tmp/cache/build/rangelock-stats/.config"; echo $?)" \
+	"--stats adds the lock statistics"
+
+touch "$src/FAIL"
+run kernels/build stock
+is "$RC" 1 "a failed build exits 1, not 141, though its log is longer than a pipe"
+is "$(grep -c 'stand-in failure' <<<"$OUT")" 20 "and shows its first 20 errors"
+
+run kernels/build stock --lockdep
+like "$RC:$OUT" "^2:.*unknown option '--lockdep' \(accepted: --debug, --stats, --xfs\)" "an unknown flavour: exit 2, the accepted ones named"
+run kernels/build stockk
+like "$RC:$OUT" "^2:.*unknown KERNEL='stockk'; valid: imutex stock" "an unknown variant: exit 2"
+done_testing
