@@ -1,0 +1,45 @@
+#!/bin/bash
+# runners/check-race's verdict, with runners/run replaced by a stub in a
+# copy of the scripts: the variants kernels/variants marks "loses" must
+# lose data and the "safe" ones none; a run that ends before it names its
+# directory is a failure (1), not bad input (2); bad arguments are 2.
+. "$(dirname "$0")/lib/tap.sh"
+plan 8
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/runners" "$tmp/kernels"
+cp runners/check-race runners/lib.sh "$tmp/runners/"
+printf '%s\n' '# name marker race what' 'stock stock safe x' 'imutex imutex loses y' >"$tmp/kernels/variants"
+# The stub writes one result per variant with the data errors that
+# STUB_ERRORS says ("stock=0 imutex=5"), or fails before a run exists.
+cat >"$tmp/runners/run" <<'S'
+#!/bin/bash
+top=$(cd "$(dirname "$0")/.." && pwd)
+[ -n "${STUB_EXIT:-}" ] && { echo "run: kernel build of imutex failed" >&2; exit "$STUB_EXIT"; }
+rd=results/race; rm -rf "${top:?}/$rd"; mkdir -p "$top/$rd"
+for kv in $STUB_ERRORS; do
+	mkdir -p "$top/$rd/${kv%=*}"
+	echo "{\"status\":\"ok\",\"verify\":{\"errors\":${kv#*=}},\"env\":{\"point\":\"p000\"}}" >"$top/$rd/${kv%=*}/p000-i1.result.json"
+done
+echo "run: $rd"
+S
+chmod +x "$tmp/runners/run"
+cr=$tmp/runners/check-race
+
+STUB_ERRORS="stock=0 imutex=7" run "$cr"
+is "$RC" 0 "imutex loses data, stock none: pass"
+like "$OUT" "imutex: 7 data errors, as expected" "the verdict names what each variant did"
+STUB_ERRORS="stock=0 imutex=0" run "$cr"
+like "$RC:$OUT" "^1:.*imutex: no data errors: the race was not caught" "a loses variant that lost nothing fails"
+STUB_ERRORS="stock=3 imutex=7" run "$cr"
+like "$RC:$OUT" "^1:.*stock: 3 data errors" "a safe variant that lost data fails"
+STUB_ERRORS="imutex=7" run "$cr"
+like "$RC:$OUT" "^1:.*stock: no results" "a variant without results fails"
+STUB_EXIT=1 run "$cr"
+like "$RC:$OUT" "^1:.*failed \(exit 1\) before it produced a run directory" "a run that ends before its run line is a failure, exit 1"
+run "$cr" --acel tcg
+like "$RC:$OUT" "^2:.*unknown argument '--acel' \(accepted: --accel auto\|kvm\|tcg\)" "an unknown argument: exit 2"
+run "$cr" --accel xen
+like "$RC:$OUT" "^2:.*'xen' is not one of auto, kvm, tcg" "a bad accelerator: exit 2"
+done_testing
