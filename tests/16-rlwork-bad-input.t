@@ -1,29 +1,29 @@
 #!/bin/bash
 # rlwork on bad targets: exit 2 with a message naming the input and what
 # is accepted, and never damage a file rlwork did not create.
-. "$(dirname "$0")/../workloads/tests/tap.sh"
+. "$(dirname "$0")/lib/tap.sh"
 need_rlwork
 scratch_dir
 plan 15
 
 mnt=""
+# shellcheck disable=SC2317  # run from the EXIT trap
 cleanup() {
-	[ -n "$mnt" ] && umount "$mnt" 2>/dev/null
+	if [ -n "$mnt" ]; then umount "$mnt" 2>/dev/null || true; fi
 	rm -rf "$dir"
 }
 trap cleanup EXIT
-short="--runtime 0.2 --ramp 0 --size 1m"
+short=(--runtime 0.2 --ramp 0 --size 1m)
 
-# shellcheck disable=SC2086
 if [ -d /dev/shm ] && [ "$(stat -f -c %T /dev/shm)" = tmpfs ]; then
 	f=/dev/shm/rlwork-bad-test.$$
 	expect_bad "O_DIRECT on tmpfs: exit 2, says so" \
 		"/dev/shm/rlwork-bad-test.$$: O_DIRECT is not supported on tmpfs" \
-		"$RLWORK" dio --file "$f" $short
+		"$RLWORK" dio --file "$f" "${short[@]}"
 	[ ! -e "$f" ]
 	ok $? "... and no file is left behind"
 	expect_bad "truncate-storm needs O_DIRECT too" "O_DIRECT is not supported on tmpfs" \
-		"$RLWORK" truncate-storm --file "$f" $short
+		"$RLWORK" truncate-storm --file "$f" "${short[@]}"
 else
 	skip "no tmpfs at /dev/shm"; skip "no tmpfs"; skip "no tmpfs"
 fi
@@ -32,14 +32,12 @@ fi
 if [ "$(id -u)" = 0 ] && mkdir "$dir/ramfs" &&
    mount -t ramfs rlwork-test "$dir/ramfs" 2>/dev/null; then
 	mnt=$dir/ramfs
-	# shellcheck disable=SC2086
 	expect_bad "punch hole unsupported: exit 2, says so" \
 		"hole punching (fallocate PUNCH_HOLE) is not supported on ramfs" \
-		"$RLWORK" mmap-punch --file "$mnt/f" $short
+		"$RLWORK" mmap-punch --file "$mnt/f" "${short[@]}"
 	[ -z "$(ls -A "$mnt")" ]
 	ok $? "... and the file it created is removed"
-	# shellcheck disable=SC2086
-	run "$RLWORK" buffered-rw --file "$mnt/f" $short
+	run_split "$RLWORK" buffered-rw --file "$mnt/f" "${short[@]}"
 	ok $rc "a workload needing neither runs there"
 else
 	skip "not root: cannot mount ramfs"; skip "not root"; skip "not root"
@@ -48,26 +46,24 @@ fi
 # a file rlwork did not create
 f=$dir/precious
 head -c 1048576 /dev/urandom >"$f"
-sum=$(md5sum <"$f")
+sum=$(sha256sum <"$f")
 for w in dio mmap-punch truncate-storm; do
-	# shellcheck disable=SC2086
 	expect_bad "$w refuses to overwrite a file it did not create" \
 		"precious: exists and was not created by rlwork: refusing to overwrite it (use --force)" \
-		"$RLWORK" $w --file "$f" $short
+		"$RLWORK" $w --file "$f" "${short[@]}"
 done
-[ "$sum" = "$(md5sum <"$f")" ]
+[ "$sum" = "$(sha256sum <"$f")" ]
 ok $? "... and the file is unchanged"
-# shellcheck disable=SC2086
-run "$RLWORK" dio --file "$f" $short --force
+run_split "$RLWORK" dio --file "$f" "${short[@]}" --force
 [ "$rc" -eq 0 ] && [ -f "$f" ]
 ok $? "--force overwrites it, and does not delete it"
 
 expect_bad "a directory as --file" "not a regular file" \
-	"$RLWORK" dio --file "$dir" $short
+	"$RLWORK" dio --file "$dir" "${short[@]}"
 expect_bad "--file in a missing directory" "cannot create\|directory not usable" \
-	"$RLWORK" buffered-rw --file "$dir/none/f" $short
+	"$RLWORK" buffered-rw --file "$dir/none/f" "${short[@]}"
 expect_bad "O_DIRECT check on a missing directory" "directory not usable" \
-	"$RLWORK" dio --file "$dir/none/f" $short
+	"$RLWORK" dio --file "$dir/none/f" "${short[@]}"
 expect_bad "readahead: file too small for the threads" "file too small" \
 	"$RLWORK" readahead --threads 16 --bs 128k --size 1m --dry-run
 

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The will-it-scale part: start every thread, hold them at a barrier,
+ * The will-it-scale part: start every thread, hold them at a start gate,
  * let them run a ramp-up whose ops are not recorded, then a fixed measured
  * interval, then stop and join them. Threads only touch their own counters;
- * the main thread reads them after the join.
+ * the main thread reads them after the join. A thread that cannot be set
+ * up or started stops the others before they run an op, so the caller can
+ * remove the file it created and report.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,8 +23,18 @@
 #include "rlwork.h"
 
 static pthread_mutex_t fail_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_barrier_t start_barrier;
-static volatile sig_atomic_t interrupted;
+volatile sig_atomic_t rl_interrupted;
+
+/*
+ * Not a pthread barrier: one cannot be released when a thread fails to
+ * start, and the started ones would wait at it for ever.
+ */
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	unsigned int waiting;
+	bool open;
+} gate = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false };
 
 void rl_fail(struct run *r, const char *fmt, ...)
 {
@@ -43,8 +55,14 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 
-	pthread_barrier_wait(&start_barrier);
-	w->run->wl->thread(w);
+	pthread_mutex_lock(&gate.lock);
+	gate.waiting++;
+	pthread_cond_broadcast(&gate.cond);
+	while (!gate.open)
+		pthread_cond_wait(&gate.cond, &gate.lock);
+	pthread_mutex_unlock(&gate.lock);
+	if (rl_running(w))
+		w->run->wl->thread(w);
 	return NULL;
 }
 
@@ -64,16 +82,23 @@ static struct worker *worker_new(struct run *r, unsigned int id)
 	 * sharing one struct file bounce its reference count between CPUs on
 	 * every syscall, and share one readahead state.
 	 */
-	w->fd = open(r->t.path, O_RDWR);
-	w->dfd = r->t.dfd >= 0 ? open(r->t.path, O_RDWR | O_DIRECT) : -1;
-	if (w->fd < 0 || (r->t.dfd >= 0 && w->dfd < 0))
+	w->fd = open(r->t.path, O_RDWR | O_CLOEXEC);
+	w->dfd = r->t.dfd >= 0 ?
+		 open(r->t.path, O_RDWR | O_DIRECT | O_CLOEXEC) : -1;
+	if (w->fd < 0 || (r->t.dfd >= 0 && w->dfd < 0)) {
+		fprintf(stderr, "rlwork: thread %u: opening %s: %s\n", id,
+			r->t.path, strerror(errno));
+		if (w->fd >= 0)
+			close(w->fd);
+		free(w);
 		return NULL;
+	}
 	/* distinct, never zero, reproducible from --seed */
 	w->rng = (r->o.seed + 1) * 0x9e3779b97f4a7c15ull + id * 0xbf58476d1ce4e5b9ull;
 	for (i = 0; i < RL_MAX_OPS; i++)
 		hist_init(&w->stats[i].h);
 	if (posix_memalign(&w->buf, RL_PAGE, r->bufsize))
-		return NULL;
+		goto nomem;
 	/* even untagged runs write tags: the file stays recognizably ours */
 	for (i = 0; i < pages; i++)
 		tag_fill_page((char *)w->buf + i * RL_PAGE, r->t.file_id, 0, 1);
@@ -81,15 +106,36 @@ static struct worker *worker_new(struct run *r, unsigned int id)
 		w->rd = oracle_read_new(pages ? pages : 1);
 		w->pn = oracle_punch_new(r->oracle->npages);
 		if (!w->rd || !w->pn)
-			return NULL;
+			goto nomem;
 	}
 	return w;
+nomem:
+	fprintf(stderr, "rlwork: thread %u: out of memory\n", id);
+	close(w->fd);
+	if (w->dfd >= 0)
+		close(w->dfd);
+	free(w);
+	return NULL;
 }
 
 static void on_signal(int sig)
 {
 	(void)sig;
-	interrupted = 1;
+	rl_interrupted = 1;
+}
+
+/*
+ * SIGINT and SIGTERM stop the fill or the run at the next check instead
+ * of killing the process, so the file it created is removed (or the
+ * result of an interrupted run written).
+ */
+void rl_signals_init(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 }
 
 static double ts_diff(const struct timespec *a, const struct timespec *b)
@@ -114,7 +160,7 @@ static void wait_until(struct run *r, const struct timespec *deadline)
 
 	for (;;) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (ts_diff(&now, deadline) <= 0 || interrupted ||
+		if (ts_diff(&now, deadline) <= 0 || rl_interrupted ||
 		    READ_ONCE(r->phase) == PHASE_STOP)
 			return;
 		tick = now;
@@ -145,7 +191,7 @@ static int pin_attr(const struct run *r, unsigned int i, pthread_attr_t *attr)
 	return err;
 }
 
-static void start_worker(struct run *r, unsigned int i, pthread_t *tid)
+static int start_worker(struct run *r, unsigned int i, pthread_t *tid)
 {
 	pthread_attr_t attr;
 	int err;
@@ -155,34 +201,73 @@ static void start_worker(struct run *r, unsigned int i, pthread_t *tid)
 	if (!err)
 		err = pthread_create(tid, &attr, worker_main, r->workers[i]);
 	pthread_attr_destroy(&attr);
-	if (err) {
+	if (err)
 		fprintf(stderr, "rlwork: starting thread %u%s: %s\n", i,
 			r->o.pin ? " (--pin)" : "", strerror(err));
-		exit(EXIT_MEASURED);
+	return err;
+}
+
+static void open_gate(void)
+{
+	pthread_mutex_lock(&gate.lock);
+	gate.open = true;
+	pthread_cond_broadcast(&gate.cond);
+	pthread_mutex_unlock(&gate.lock);
+}
+
+static void free_workers(struct run *r, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		close(r->workers[i]->fd);
+		if (r->workers[i]->dfd >= 0)
+			close(r->workers[i]->dfd);
 	}
 }
 
+/* Returns -1 when the threads could not be set up; nothing ran then. */
 int rl_harness_run(struct run *r)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct timespec t0, t1, deadline;
 	pthread_t *tids;
-	unsigned int i;
+	unsigned int i, n;
 
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	r->workers = calloc(r->nthreads, sizeof(*r->workers));
 	tids = calloc(r->nthreads, sizeof(*tids));
-	if (!r->workers || !tids)
+	if (!r->workers || !tids) {
+		fprintf(stderr, "rlwork: out of memory for %u threads\n",
+			r->nthreads);
+		free(tids);
 		return -1;
-	for (i = 0; i < r->nthreads; i++)
-		if (!(r->workers[i] = worker_new(r, i)))
+	}
+	for (i = 0; i < r->nthreads; i++) {
+		r->workers[i] = worker_new(r, i);
+		if (!r->workers[i]) {
+			free_workers(r, i);
+			free(tids);
 			return -1;
-	pthread_barrier_init(&start_barrier, NULL, r->nthreads + 1);
+		}
+	}
 	WRITE_ONCE(r->phase, r->o.ramp > 0 ? PHASE_RAMP : PHASE_MEASURE);
-	for (i = 0; i < r->nthreads; i++)
-		start_worker(r, i, &tids[i]);
-	pthread_barrier_wait(&start_barrier);
+	for (n = 0; n < r->nthreads; n++)
+		if (start_worker(r, n, &tids[n]))
+			break;
+	if (n < r->nthreads) {
+		/* the started ones see PHASE_STOP at the gate and return */
+		WRITE_ONCE(r->phase, PHASE_STOP);
+		open_gate();
+		for (i = 0; i < n; i++)
+			pthread_join(tids[i], NULL);
+		free_workers(r, r->nthreads);
+		free(tids);
+		return -1;
+	}
+	pthread_mutex_lock(&gate.lock);
+	while (gate.waiting < r->nthreads)
+		pthread_cond_wait(&gate.cond, &gate.lock);
+	pthread_mutex_unlock(&gate.lock);
+	open_gate();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (r->o.ramp > 0) {
 		deadline = t0;
@@ -197,16 +282,12 @@ int rl_harness_run(struct run *r)
 	wait_until(r, &deadline);
 	WRITE_ONCE(r->phase, PHASE_STOP);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	for (i = 0; i < r->nthreads; i++) {
+	for (i = 0; i < r->nthreads; i++)
 		pthread_join(tids[i], NULL);
-		close(r->workers[i]->fd);
-		if (r->workers[i]->dfd >= 0)
-			close(r->workers[i]->dfd);
-	}
+	free_workers(r, r->nthreads);
 	r->measured_s = ts_diff(&t0, &t1);
-	if (interrupted && !r->failed)
+	if (rl_interrupted && !r->failed)
 		rl_fail(r, "interrupted by a signal");
-	pthread_barrier_destroy(&start_barrier);
 	free(tids);
 	return 0;
 }

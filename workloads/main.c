@@ -7,7 +7,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -54,7 +53,8 @@ const struct opt_def common_opts[] = {
 	{ "seed", OPT_INT, C(seed), "1", 0, 1e18, NULL,
 	  "random seed for offsets and choices", 0 },
 	{ "json", OPT_STR, C(json), NULL, NORANGE, NULL,
-	  "write the result JSON here (atomically)", OPT_NOPARAM },
+	  "write the result JSON here (atomically); replaces only a result rlwork wrote",
+	  OPT_NOPARAM },
 	{ "variant", OPT_STR, C(variant), NULL, NORANGE, NULL,
 	  "kernel variant name recorded as kernel.variant", OPT_NOPARAM },
 	{ "iteration", OPT_INT, C(iteration), "1", 1, 1000000, NULL,
@@ -66,7 +66,8 @@ const struct opt_def common_opts[] = {
 	  "resolve, check and print the options, touch no file",
 	  OPT_NOPARAM },
 	{ "force", OPT_BOOL, C(force), "no", NORANGE, NULL,
-	  "allow overwriting a file rlwork did not create", OPT_NOPARAM },
+	  "allow overwriting a regular file rlwork did not create (--file, --json)",
+	  OPT_NOPARAM },
 	{ "keep", OPT_BOOL, C(keep), "no", NORANGE, NULL,
 	  "keep a file this run created", OPT_NOPARAM },
 	{ "pin", OPT_BOOL, C(pin), "no", NORANGE, NULL,
@@ -137,9 +138,6 @@ static void workload_help(const struct workload_ops *wl)
 static int common_check(struct run *r, char *err, size_t len)
 {
 	const struct common_opts *o = &r->o;
-	struct stat st;
-	char *dir;
-	int ret;
 
 	if (o->bs % (o->verify ? RL_PAGE : 512))
 		return snprintf(err, len, "--bs: %llu is not a multiple of %u%s",
@@ -155,15 +153,7 @@ static int common_check(struct run *r, char *err, size_t len)
 				(unsigned long long)o->size), -1;
 	if (o->inject && !o->verify)
 		return snprintf(err, len, "--inject-corruption needs --verify"), -1;
-	if (o->json) {
-		dir = strdup(o->json);
-		ret = stat(dirname(dir), &st);
-		free(dir);
-		if (ret || !S_ISDIR(st.st_mode))
-			return snprintf(err, len, "--json: directory of '%s' does not exist",
-					o->json), -1;
-	}
-	return 0;
+	return result_path_check(r, true, err, len);
 }
 
 static void set_started(struct run *r)
@@ -293,13 +283,15 @@ int main(int argc, char **argv)
 	if (ret)
 		return ret;
 	if (r->o.dry_run)
-		return r->o.json && report_point(r) ? EXIT_MEASURED : 0;
+		return r->o.json ? report_point(r) : 0;
 	if (r->o.pin && allowed_cpus(r)) {
 		fprintf(stderr, "rlwork: --pin: sched_getaffinity: %s\n",
 			strerror(errno));
 		return EXIT_MEASURED;
 	}
 
+	/* from here a signal ends the run cleanly: no file of ours is left */
+	rl_signals_init();
 	set_started(r);
 	r->t.file_id = (uint32_t)(getpid() * 2654435761u ^ time(NULL));
 	ret = target_open(r);
@@ -307,8 +299,11 @@ int main(int argc, char **argv)
 		return ret;
 	if (r->o.verify) {
 		r->oracle = oracle_new(r->t.file_id, r->t.size / RL_PAGE);
-		if (!r->oracle)
+		if (!r->oracle) {
+			fprintf(stderr, "rlwork: --verify: out of memory for the oracle\n");
+			target_abort(r);
 			return EXIT_MEASURED;
+		}
 		if (r->t.sparse)	/* holes: nothing written yet */
 			oracle_mark_filled(r->oracle, 0, r->t.size / RL_PAGE, 0);
 	}
@@ -316,11 +311,13 @@ int main(int argc, char **argv)
 	r->bufsize = r->o.bs;
 	ret = r->wl->setup ? r->wl->setup(r) : 0;
 	if (ret) {
-		target_close(r);
+		target_abort(r);
 		return ret;
 	}
 	if (rl_harness_run(r)) {
-		fprintf(stderr, "rlwork: cannot set up the threads (memory, open files)\n");
+		fprintf(stderr, "rlwork %s: %s: the threads could not be set up; the run did not start\n",
+			r->wl->name, r->o.file);
+		target_abort(r);
 		return EXIT_MEASURED;
 	}
 	if (r->wl->teardown)
@@ -336,7 +333,9 @@ int main(int argc, char **argv)
 			r->wl->name, (unsigned long long)r->oracle->errors,
 			r->oracle->first_error);
 	target_close(r);
-	if (ret || r->failed || (r->oracle && r->oracle->errors))
+	if (ret)
+		return ret;
+	if (r->failed || (r->oracle && r->oracle->errors))
 		return EXIT_MEASURED;
 	return 0;
 }

@@ -2,14 +2,20 @@
 /*
  * Collection and output: merge per-thread counters (histograms by adding
  * counts), print a summary, write the result JSON of docs/formats.md
- * atomically (temp file, fsync, rename).
+ * atomically (temp file, fsync, rename) to a path that replaces nothing
+ * but a result rlwork wrote.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -329,18 +335,35 @@ static void print_summary(const struct run *r)
 	fflush(f);
 }
 
+/* a new name never replaces a file that appeared since the check */
+static int rename_into(const char *tmp, const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) && errno == ENOENT) {
+		if (!renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE))
+			return 0;
+		/* 9p, NFS and older filesystems have no RENAME_NOREPLACE */
+		if (errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+			return -1;
+	}
+	return rename(tmp, path);
+}
+
 /*
- * To PATH, atomically (temp file, fsync, rename) so a reader never sees
- * half a result; a dry run writes PATH itself and no other file. "-" is
- * stdout.
+ * To PATH, atomically (temp file in the same directory, fsync, rename) so
+ * a reader never sees half a document and a failure leaves PATH as it
+ * was. "-" is stdout. The temp file carries the user.rlwork mark, which
+ * the rename keeps: a later run may replace PATH. Returns an exit code.
  */
-static int write_doc(json_t *doc, const char *path, bool atomic)
+static int write_file(const struct run *r, json_t *doc)
 {
 	const size_t flags = JSON_INDENT(1) | JSON_SORT_KEYS;
-	char tmp[4096];
-	const char *name = atomic ? tmp : path;
+	const char *path = r->o.json;
+	char tmp[PATH_MAX], err[PATH_MAX + 256], *copy;
+	mode_t mask;
 	FILE *f;
-	int err;
+	int fd, e;
 
 	if (!strcmp(path, "-")) {
 		if (json_dumpf(doc, stdout, flags) || putchar('\n') == EOF ||
@@ -348,27 +371,71 @@ static int write_doc(json_t *doc, const char *path, bool atomic)
 			goto fail;
 		return 0;
 	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	f = fopen(name, "w");
-	if (!f)
+	copy = strdup(path);
+	snprintf(tmp, sizeof(tmp), "%s/.rlwork-XXXXXX", dirname(copy));
+	free(copy);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
 		goto fail;
-	if (json_dumpf(doc, f, flags) || fputc('\n', f) == EOF || fflush(f) ||
-	    (atomic && fsync(fileno(f)))) {
-		err = errno;
-		fclose(f);
-		errno = err;
+	/* what fopen(path, "w") would have made, not mkstemp's 0600 */
+	mask = umask(0);
+	umask(mask);
+	if (fchmod(fd, 0666 & ~mask) || !(f = fdopen(fd, "w"))) {
+		e = errno;
+		close(fd);
+		errno = e;
 		goto fail_unlink;
 	}
-	if (fclose(f) || (atomic && rename(tmp, path)))
+	owner_mark(fd, "result");	/* else only --force replaces it */
+	if (json_dumpf(doc, f, flags) || fputc('\n', f) == EOF || fflush(f) ||
+	    fsync(fileno(f))) {
+		e = errno;
+		fclose(f);
+		errno = e;
 		goto fail_unlink;
+	}
+	if (fclose(f))
+		goto fail_unlink;
+	if (result_path_check(r, false, err, sizeof(err))) {
+		unlink(tmp);
+		fprintf(stderr, "rlwork %s: %s\n", r->wl->name, err);
+		return EXIT_BADINPUT;
+	}
+	if (rename_into(tmp, path)) {
+		if (errno == EEXIST) {
+			unlink(tmp);
+			fprintf(stderr, "rlwork %s: --json: '%s' appeared during the run; refusing to replace it\n",
+				r->wl->name, path);
+			return EXIT_BADINPUT;
+		}
+		goto fail_unlink;
+	}
 	return 0;
 fail_unlink:
-	err = errno;
-	unlink(name);
-	errno = err;
+	e = errno;
+	unlink(tmp);
+	errno = e;
 fail:
 	fprintf(stderr, "rlwork: writing %s: %s\n", path, strerror(errno));
-	return -1;
+	return EXIT_MEASURED;
+}
+
+/*
+ * SIGINT and SIGTERM wait while the temp file exists: a dry run has no
+ * handler, and dying there would leave the temp file behind.
+ */
+static int write_doc(const struct run *r, json_t *doc)
+{
+	sigset_t block, old;
+	int ret;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	ret = write_file(r, doc);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return ret;
 }
 
 int report_write(struct run *r)
@@ -392,7 +459,7 @@ int report_write(struct run *r)
 	if (!r->o.json)
 		return 0;
 	doc = result_json(r, status, error);
-	ret = write_doc(doc, r->o.json, true);
+	ret = write_doc(r, doc);
 	json_decref(doc);
 	return ret;
 }
@@ -408,7 +475,7 @@ int report_point(struct run *r)
 
 	doc = json_pack("{s:s, s:s, s:o}", "schema", "rlbench-point/1",
 			"workload", r->wl->name, "params", params_json(r));
-	ret = write_doc(doc, r->o.json, false);
+	ret = write_doc(r, doc);
 	json_decref(doc);
 	return ret;
 }

@@ -11,6 +11,7 @@
 #ifndef RLWORK_H
 #define RLWORK_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -217,13 +218,31 @@ static inline uint64_t rl_rand_below(struct worker *w, uint64_t n)
 void rl_fail(struct run *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int rl_harness_run(struct run *r);
+/* set by SIGINT/SIGTERM, from rl_signals_init() on */
+extern volatile sig_atomic_t rl_interrupted;
+void rl_signals_init(void);
 
 /* target.c */
 int target_open(struct run *r);
 void target_close(struct run *r);
+void target_abort(struct run *r);
 int target_fill(struct run *r, uint64_t from, uint64_t to);
 
-/* report.c */
+/* whose a file is: the user.rlwork mark (target.c) */
+enum owner {
+	OWNER_NONE,	/* no mark: not rlwork's */
+	OWNER_OTHER,	/* a mark made for another inode or kind: a copy */
+	OWNER_UNKNOWN,	/* no xattrs, or no inode identity: unprovable */
+	OWNER_YES,
+};
+int owner_mark(int fd, const char *kind);
+enum owner owner_check(int fd, const char *kind);
+const char *owner_why(enum owner o);
+/* --json PATH: 0, or -1 and a one-line refusal in err */
+int result_path_check(const struct run *r, bool probe, char *err,
+		      size_t len);
+
+/* report.c; both return an exit code */
 int report_write(struct run *r);
 int report_point(struct run *r);
 
