@@ -48,7 +48,8 @@ help:
 	@echo
 	@echo 'Variables:'
 	@echo '  KERNEL=$(KERNEL)   variant: $(shell sed -e 's/#.*//' -e '/^\s*$$/d' kernels/variants | awk '{print $$1}' | xargs), all, host'
-	@echo '  MATRIX=$(MATRIX)   configs/<name>.matrix: $(patsubst configs/%.matrix,%,$(wildcard configs/*.matrix))'
+	@echo '  MATRIX=$(MATRIX)   configs/<name>.matrix, one of (runners/matrix --list):'
+	@list=$$(runners/matrix --list) && printf '%s\n' "$$list" | sed 's/^/    /'
 	@echo '  ACCEL=$(ACCEL)     auto|kvm|tcg (auto tries KVM, falls back to TCG)'
 	@echo '  DEBUG=$(DEBUG)     1: lockdep/hung-task debug kernels'
 	@echo '  RESUME=<run dir>   finish an interrupted run'
