@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The nightly history database: one row per night, variant, point,
+ * metric and mode (docs/formats.md). It is an index over the night run
+ * directories, never the only copy: `history rebuild` makes it again
+ * from them. A file that is not such a database is named and refused;
+ * it is replaced only by `history rebuild`, which keeps it aside.
+ *
+ * Each night imported is compared with the previous good night (the
+ * latest earlier one that did not FAIL) by the gate, exactly as
+ * `rlstat regress PREV NIGHT` decides, and the per-metric outcome is
+ * stored with the row.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rlstat.h"
+#include "history.h"
+
+static const char schema_sql[] =
+"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
+"CREATE TABLE nights (\n"
+"  night TEXT PRIMARY KEY, dir TEXT NOT NULL, started TEXT NOT NULL,\n"
+"  kernel_source TEXT NOT NULL, kernel_branch TEXT,\n"
+"  kernel_commit TEXT NOT NULL, kernel_describe TEXT,\n"
+"  suite_commit TEXT NOT NULL, host TEXT, matrix TEXT,\n"
+"  matrix_sha256 TEXT, modes TEXT NOT NULL, reference TEXT,\n"
+"  verdict TEXT NOT NULL, failed_points INTEGER NOT NULL);\n"
+"CREATE TABLE series (\n"
+"  night TEXT NOT NULL REFERENCES nights(night), variant TEXT NOT NULL,\n"
+"  point TEXT NOT NULL, point_key TEXT NOT NULL, workload TEXT NOT NULL,\n"
+"  params TEXT NOT NULL, mode TEXT NOT NULL, metric TEXT NOT NULL,\n"
+"  unit TEXT NOT NULL, higher_is_better INTEGER NOT NULL,\n"
+"  family TEXT NOT NULL, n INTEGER NOT NULL, statistic TEXT NOT NULL,\n"
+"  value REAL, ci_lo REAL, ci_hi REAL, cv REAL,\n"
+"  kernel_commit TEXT NOT NULL, suite_commit TEXT NOT NULL,\n"
+"  config_sha256 TEXT, release TEXT,\n"
+"  reference TEXT, ref_value REAL, change_pct REAL, change_lo REAL,\n"
+"  change_hi REAL, gate TEXT,\n"
+"  PRIMARY KEY (night, variant, point_key, mode, metric));\n"
+"CREATE INDEX series_key ON series (mode, variant, point_key, metric);\n"
+"INSERT INTO meta VALUES ('schema', '" HISTORY_SCHEMA "');\n";
+
+static const char *db_path;
+
+static void die_db(sqlite3 *db, const char *what)
+{
+	die_input("%s: %s: %s", db_path, what, sqlite3_errmsg(db));
+}
+
+static void exec(sqlite3 *db, const char *sql)
+{
+	char *err = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
+		die_input("%s: %s; rebuild it from the night directories with "
+			  "`rlstat history rebuild --db %s`", db_path,
+			  err ? err : "error", db_path);
+}
+
+/*
+ * Open an existing history (refused, untouched, when it is not one) or,
+ * with create, make a new one where there is no file.
+ */
+sqlite3 *hdb_open(const char *path, bool create)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	bool exists = !access(path, F_OK);
+	const char *why = NULL;
+
+	db_path = path;
+	if (!exists && !create)
+		die_input("%s: no history database; `rlstat history import "
+			  "RUN --db %s` or `rlstat history rebuild` makes one",
+			  path, path);
+	if (sqlite3_open_v2(path, &db, exists ? SQLITE_OPEN_READWRITE :
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+			    NULL) != SQLITE_OK)
+		die_db(db, "cannot open");
+	sqlite3_busy_timeout(db, 30000);
+	if (!exists) {
+		exec(db, "BEGIN");
+		exec(db, schema_sql);
+		exec(db, "COMMIT");
+		return db;
+	}
+	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = "
+			       "'schema'", -1, &st, NULL) != SQLITE_OK) {
+		why = sqlite3_errmsg(db);
+	} else {
+		if (sqlite3_step(st) != SQLITE_ROW ||
+		    strcmp((const char *)sqlite3_column_text(st, 0),
+			   HISTORY_SCHEMA))
+			why = "no " HISTORY_SCHEMA " schema";
+		sqlite3_finalize(st);
+	}
+	if (!why && sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &st,
+				       NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) != SQLITE_ROW ||
+		    strcmp((const char *)sqlite3_column_text(st, 0), "ok"))
+			why = "its integrity check fails";
+		sqlite3_finalize(st);
+	}
+	if (why)
+		die_input("%s: not a usable history database (%s); it is left "
+			  "as it is: `rlstat history rebuild --db %s` makes it "
+			  "again from the night directories", path, why, path);
+	return db;
+}
+
+void hdb_close(sqlite3 *db)
+{
+	sqlite3_close(db);
+}
+
+static sqlite3_stmt *prep(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		die_db(db, "query failed");
+	return st;
+}
+
+static const char *jstr(json_t *o, const char *k1, const char *k2)
+{
+	json_t *v = json_object_get(o, k1);
+
+	if (k2)
+		v = json_object_get(v, k2);
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void bind_num(sqlite3_stmt *st, int i, double v)
+{
+	if (isfinite(v))
+		sqlite3_bind_double(st, i, v);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void step_done(sqlite3 *db, sqlite3_stmt *st)
+{
+	if (sqlite3_step(st) != SQLITE_DONE)
+		die_db(db, "write failed");
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+}
+
+/* The night's identity: night.json from runners/nightly, else meta.json. */
+struct nid {
+	char *night, *started, *ksource, *kbranch, *kcommit, *kdesc, *dir;
+	json_t *nj;
+};
+
+static void night_id(const char *dir, const struct run *r, struct nid *id)
+{
+	char *p = xasprintf("%s/night.json", dir), *d = xstrdup(dir), *abs;
+	json_error_t err;
+	const char *s;
+
+	memset(id, 0, sizeof(*id));
+	id->nj = NULL;
+	if (!access(p, F_OK)) {
+		id->nj = json_load_file(p, 0, &err);
+		if (!json_is_object(id->nj))
+			die_input("%s: not a night document: %s", p, err.text);
+	}
+	abs = realpath(dir, NULL);
+	id->dir = abs ? abs : xstrdup(dir);
+	s = jstr(id->nj, "night", NULL);
+	id->night = xstrdup(s ? s : basename(d));
+	s = jstr(id->nj, "started", NULL);
+	if (!s)
+		s = jstr(r->meta, "started", NULL);
+	if (!s)
+		die_input("%s: neither night.json nor meta.json says when it "
+			  "started", dir);
+	id->started = xstrdup(s);
+	s = jstr(id->nj, "kernel", "source");
+	id->ksource = xstrdup(s ? s : "unknown");
+	s = jstr(id->nj, "kernel", "branch");
+	id->kbranch = s ? xstrdup(s) : NULL;
+	s = jstr(id->nj, "kernel", "commit");
+	id->kcommit = xstrdup(s ? s : "unknown");
+	s = jstr(id->nj, "kernel", "describe");
+	id->kdesc = s ? xstrdup(s) : NULL;
+	free(p);
+	free(d);
+}
+
+/* The previous good night: the latest earlier one that did not FAIL. */
+static char *reference(sqlite3 *db, const struct nid *id, char **refdir)
+{
+	sqlite3_stmt *st = prep(db,
+		"SELECT night, dir FROM nights WHERE night != ?1 AND "
+		"(started < ?2 OR (started = ?2 AND night < ?1)) AND "
+		"verdict != 'FAIL' ORDER BY started DESC, night DESC LIMIT 1");
+	char *ref = NULL;
+
+	bind_text(st, 1, id->night);
+	bind_text(st, 2, id->started);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		ref = xstrdup((const char *)sqlite3_column_text(st, 0));
+		*refdir = xstrdup((const char *)sqlite3_column_text(st, 1));
+	}
+	sqlite3_finalize(st);
+	return ref;
+}
+
+/* regress's pairing: every candidate group with its reference group. */
+static struct gitem *pair(const struct run *a, const struct run *b, int *m,
+			  int *nfailed)
+{
+	struct gitem *it = NULL;
+	int v, p, k, n = 0;
+
+	*nfailed = 0;
+	for (v = 0; v < b->nvariants; v++)
+		for (p = 0; p < b->npoints; p++) {
+			const struct group *gb = run_group(b, p, v), *ga;
+
+			if (!gb)
+				continue;
+			if (gb->nfailed) {
+				(*nfailed)++;
+				continue;
+			}
+			if (!a)
+				continue;
+			ga = run_group(a, run_point_index(a, b->points[p]->key),
+				       run_variant_index(a, b->variants[v]));
+			if (!ga || ga->nfailed || ga->nm != gb->nm)
+				continue;
+			it = realloc(it, (n + gb->nm) * sizeof(*it));
+			if (!it)
+				die_input("out of memory");
+			for (k = 0; k < gb->nm; k++) {
+				memset(&it[n], 0, sizeof(*it));
+				it[n].ga = ga;
+				it[n].gb = gb;
+				it[n++].mi = k;
+			}
+		}
+	*m = n;
+	return it;
+}
+
+static const char *variant_config(const struct run *r, const char *v)
+{
+	json_t *vs = r->meta ? json_object_get(r->meta, "variants") : NULL, *x;
+	size_t i;
+
+	json_array_foreach(vs, i, x)
+		if (!strcmp(jstr(x, "name", NULL) ? jstr(x, "name", NULL) : "",
+			    v))
+			return jstr(x, "config_sha256", NULL);
+	return NULL;
+}
+
+static void insert_rows(sqlite3 *db, const struct run *r, const struct nid *id,
+			const char *ref, const struct gitem *it, int m)
+{
+	sqlite3_stmt *st = prep(db, "INSERT INTO series VALUES (?1, ?2, ?3, "
+		"?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
+		"?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)");
+	const char *scommit = jstr(r->meta, "suite", "commit");
+	int p, v, k;
+
+	for (p = 0; p < r->npoints; p++)
+		for (v = 0; v < r->nvariants; v++) {
+			const struct group *g = run_group(r, p, v);
+			const struct point *pt = r->points[p];
+
+			for (k = 0; g && k < g->nm; k++) {
+				const struct group_metric *gm = &g->m[k];
+				const struct gitem *x = gate_find(it, m, g, k);
+				int fam = metric_family(pt, k);
+
+				if (!gm->nvals)
+					continue;
+				bind_text(st, 1, id->night);
+				bind_text(st, 2, g->variant);
+				bind_text(st, 3, pt->label);
+				bind_text(st, 4, pt->key);
+				bind_text(st, 5, pt->workload);
+				bind_text(st, 6, pt->params_str);
+				bind_text(st, 7, pt->mode);
+				bind_text(st, 8, gm->def->name);
+				bind_text(st, 9, gm->def->unit);
+				sqlite3_bind_int(st, 10, gm->def->higher_is_better);
+				bind_text(st, 11, fam == FAM_PRIMARY ? "primary" :
+					  fam == FAM_SECONDARY ? "secondary" :
+					  fam == FAM_ERROR ? "error" : "other");
+				sqlite3_bind_int(st, 12, gm->nvals);
+				bind_text(st, 13, gm->def->linear ? "amean" :
+					  "gmean");
+				bind_num(st, 14, gm->s.mean);
+				bind_num(st, 15, gm->s.ci_lo);
+				bind_num(st, 16, gm->s.ci_hi);
+				bind_num(st, 17, gm->s.cv);
+				bind_text(st, 18, id->kcommit);
+				bind_text(st, 19, scommit ? scommit : "unknown");
+				bind_text(st, 20, variant_config(r, g->variant));
+				bind_text(st, 21, g->release);
+				if (x && x->c.valid) {
+					bind_text(st, 22, ref);
+					bind_num(st, 23, x->c.va);
+					bind_num(st, 24, x->c.pct);
+					bind_num(st, 25, x->c.ci_pct_lo);
+					bind_num(st, 26, x->c.ci_pct_hi);
+					bind_text(st, 27, x->fam == FAM_OTHER ?
+						  "info" : verdict_name(x->v));
+				}
+				step_done(db, st);
+			}
+		}
+	sqlite3_finalize(st);
+}
+
+static const char *modes_of(const struct run *r)
+{
+	bool c = false, t = false;
+	int p;
+
+	for (p = 0; p < r->npoints; p++) {
+		c |= !strcmp(r->points[p]->mode, "cost");
+		t |= !strcmp(r->points[p]->mode, "time");
+	}
+	return c && t ? "cost,time" : c ? "cost" : "time";
+}
+
+/* Import one night; returns the night's verdict (enum verdict) or -1. */
+static int import_run(sqlite3 *db, const char *dir, double thr, bool quiet)
+{
+	struct run *r, *a = NULL;
+	struct nid id;
+	struct gitem *it;
+	struct gate gt;
+	sqlite3_stmt *st;
+	char *ref, *refdir = NULL;
+	int m, nfailed, v = -1, mb = 10;
+	const char *vs;
+
+	r = run_open(dir, 0.95);
+	night_id(dir, r, &id);
+	ref = reference(db, &id, &refdir);
+	if (ref) {
+		if (access(refdir, F_OK))
+			die_input("%s: the reference night %s is gone (%s); "
+				  "`rlstat history rebuild` forgets it", db_path,
+				  ref, refdir);
+		a = run_open(refdir, 0.95);
+	}
+	gate_init(&gt);
+	gt.threshold_pct = thr;
+	it = pair(a, r, &m, &nfailed);
+	if (a) {
+		gt.sequential = run_is_sequential(a, &gt.max_iter) |
+				run_is_sequential(r, &mb);
+		if (mb > gt.max_iter)
+			gt.max_iter = mb;
+		gate_run(&gt, it, m);
+		v = gate_overall(it, m, nfailed);
+		vs = verdict_name(v);
+	} else {
+		vs = nfailed ? "FAIL" : "FIRST";
+		v = nfailed ? V_FAIL : -1;
+	}
+	exec(db, "BEGIN IMMEDIATE");
+	st = prep(db, "DELETE FROM series WHERE night = ?1");
+	bind_text(st, 1, id.night);
+	step_done(db, st);
+	sqlite3_finalize(st);
+	st = prep(db, "DELETE FROM nights WHERE night = ?1");
+	bind_text(st, 1, id.night);
+	step_done(db, st);
+	sqlite3_finalize(st);
+	st = prep(db, "INSERT INTO nights VALUES (?1, ?2, ?3, ?4, ?5, ?6, "
+		  "?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)");
+	bind_text(st, 1, id.night);
+	bind_text(st, 2, id.dir);
+	bind_text(st, 3, id.started);
+	bind_text(st, 4, id.ksource);
+	bind_text(st, 5, id.kbranch);
+	bind_text(st, 6, id.kcommit);
+	bind_text(st, 7, id.kdesc);
+	vs = jstr(r->meta, "suite", "commit");
+	bind_text(st, 8, vs ? vs : "unknown");
+	bind_text(st, 9, jstr(r->meta, "host", "cpu_model"));
+	bind_text(st, 10, jstr(r->meta, "matrix", NULL));
+	bind_text(st, 11, jstr(r->meta, "matrix_sha256", NULL));
+	bind_text(st, 12, modes_of(r));
+	bind_text(st, 13, ref);
+	bind_text(st, 14, v < 0 ? "FIRST" : verdict_name(v));
+	sqlite3_bind_int(st, 15, nfailed);
+	step_done(db, st);
+	sqlite3_finalize(st);
+	insert_rows(db, r, &id, ref, it, m);
+	exec(db, "COMMIT");
+	if (!quiet)
+		printf("%s: %s%s%s\n", id.night, v < 0 ? "first night" :
+		       verdict_name(v), ref ? " against " : "", ref ? ref : "");
+	free(it);
+	json_decref(id.nj);
+	return v;
+}
+
+int history_import(int argc, char **argv, const char *db, double thr)
+{
+	sqlite3 *h;
+	int v;
+
+	if (argc != 1)
+		die_input("history import: expected one run directory "
+			  "(usage: rlstat history import RUN [--db FILE])");
+	if (access(argv[0], F_OK) || !strcmp(argv[0], ""))
+		die_input("%s: no such run directory", argv[0]);
+	h = hdb_open(db, true);
+	v = import_run(h, argv[0], thr, false);
+	hdb_close(h);
+	(void)v;
+	return 0;
+}
+
+static int started_cmp(const void *a, const void *b)
+{
+	const char *const *x = a, *const *y = b;
+
+	return strcmp(*x, *y);
+}
+
+/*
+ * Make the database again from every night under the directory, oldest
+ * first, into a temporary file renamed over the old one; a file that was
+ * not a usable history is kept beside it, never silently lost.
+ */
+int history_rebuild(int argc, char **argv, const char *db, const char *from,
+		    double thr)
+{
+	char *tmp = xasprintf("%s.tmp.%d", db, (int)getpid()), **keys = NULL;
+	char *cmd, *line = NULL;
+	size_t cap = 0;
+	int n = 0, i;
+	FILE *f;
+	sqlite3 *h;
+
+	if (argc)
+		die_input("history rebuild: unexpected argument \"%s\" (usage: "
+			  "rlstat history rebuild [--db FILE] [--from DIR])",
+			  argv[0]);
+	if (access(from, F_OK))
+		die_input("%s: no such directory of nights", from);
+	/* "<started>\t<dir>" for every night: the order of the series */
+	cmd = xasprintf("for d in '%s'/*/; do [ -f \"$d/meta.json\" ] || "
+			"continue; s=$(jq -r '.started // empty' \"$d/night.json\" "
+			"2>/dev/null || true); [ -n \"$s\" ] || s=$(jq -r "
+			"'.started // \"\"' \"$d/meta.json\"); printf '%%s\\t%%s\\n' "
+			"\"$s\" \"${d%%/}\"; done", from);
+	f = popen(cmd, "r");
+	if (!f)
+		die_input("%s: cannot list: %s", from, strerror(errno));
+	while (getline(&line, &cap, f) > 0) {
+		line[strcspn(line, "\n")] = 0;
+		keys = realloc(keys, (n + 1) * sizeof(*keys));
+		if (!keys)
+			die_input("out of memory");
+		keys[n++] = xstrdup(line);
+	}
+	pclose(f);
+	qsort(keys, n, sizeof(*keys), started_cmp);
+	unlink(tmp);
+	tmp_track(tmp, false);
+	tmp_track(xasprintf("%s-journal", tmp), false);
+	h = hdb_open(tmp, true);
+	for (i = 0; i < n; i++)
+		import_run(h, strchr(keys[i], '\t') + 1, thr, false);
+	hdb_close(h);
+	db_path = db;
+	if (!access(db, F_OK)) {
+		sqlite3 *o;
+		bool ok = sqlite3_open_v2(db, &o, SQLITE_OPEN_READONLY, NULL) ==
+			  SQLITE_OK && sqlite3_exec(o, "SELECT value FROM meta "
+			  "WHERE key = 'schema'", NULL, NULL, NULL) == SQLITE_OK;
+
+		sqlite3_close(o);
+		if (!ok) {
+			char *keep = xasprintf("%s.unusable", db);
+
+			if (rename(db, keep))
+				die_input("%s: cannot keep it as %s: %s", db,
+					  keep, strerror(errno));
+			fprintf(stderr, "rlstat: %s was not a usable history; "
+				"kept as %s\n", db, keep);
+		}
+	}
+	if (rename(tmp, db))
+		die_input("%s: cannot replace: %s", db, strerror(errno));
+	tmp_untrack(tmp);
+	printf("%s: %d nights from %s\n", db, n, from);
+	return 0;
+}
