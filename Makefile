@@ -26,7 +26,7 @@ endif
 SUBDIRS := $(patsubst %/Makefile,%,$(wildcard workloads/Makefile analysis/Makefile tests/rangelock/Makefile))
 
 .PHONY: help setup all kernels bench report regress rerun bench-locks \
-	bench-generator check-race test clean
+	bench-generator bench-gate check-race test clean
 
 help:
 	@echo 'rlbench: what range locks cost and buy the Linux page cache'
@@ -41,6 +41,7 @@ help:
 	@echo '  rerun            run RUN again with the same settings into a new directory'
 	@echo '  bench-locks      lock+unlock microbenchmark, prints ratios'
 	@echo '  bench-generator  rlwork vs fio on the same job, prints ratios'
+	@echo '  bench-gate       the regression gate'"'"'s false-alarm rate, power and boots used, simulated'
 	@echo '  check-race       DEBUG kernels of every variant on the widened punch race:'
 	@echo '                   imutex must lose data, the others none'
 	@echo '  test             everything CI runs'
@@ -97,6 +98,9 @@ bench-locks: all
 
 bench-generator: all
 	@workloads/bench-generator
+
+bench-gate: all
+	@analysis/bench-gate
 
 check-race: all
 	@runners/check-race --accel $(ACCEL)

@@ -19,13 +19,19 @@
 
 struct charts {
 	FILE *gp;
+	const struct rctx *x;
 	const struct run *r;
 	const char *tmp;
 	int base;
-	double alpha;
 	struct chart *v;
 	int n;
 };
+
+/* A missing or infinite bound is NaN: gnuplot then draws no error bar. */
+static double bound(double v)
+{
+	return isfinite(v) ? v : NAN;
+}
 
 /* gnuplot single-quoted string: only ' needs escaping, as ''. */
 static void gq(FILE *f, const char *s)
@@ -64,6 +70,16 @@ static void render(struct charts *c, const char *plot)
 		"'%s/%s.svg'\nreplot\nset output\n", c->tmp, name);
 }
 
+/* gnuplot refuses a plot without one valid point: say why it is empty. */
+static void render_empty(struct charts *c, const char *why)
+{
+	fprintf(c->gp, "set label 1 ");
+	gq(c->gp, why);
+	fprintf(c->gp, " at graph 0.5, 0.6 center\nunset xtics\n"
+		"unset ytics\nunset logscale\n");
+	render(c, "plot [0:1] [-1:1] 0 with lines lt 0 notitle");
+}
+
 static char *plot_append(char *plot, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -83,42 +99,53 @@ static char *plot_append(char *plot, const char *fmt, ...)
 	return t;
 }
 
-/* Throughput against threads, one line per variant, CI error bars. */
+static bool same_series(const struct point *p, const struct point *q)
+{
+	return q->threads >= 0 && !strcmp(p->workload, q->workload) &&
+	       !strcmp(p->mode, q->mode) &&
+	       !strcmp(p->params_nothreads, q->params_nothreads);
+}
+
+/*
+ * Throughput (insn/op in cost mode) against threads, one line per
+ * variant, with the CI of the geometric mean as error bars; a point
+ * without a CI has no bar rather than a zero-width one.
+ */
 static void tput_chart(struct charts *c, int first, int mi, int seq)
 {
 	const struct run *r = c->r;
 	const struct point *p0 = r->points[first];
 	const struct metric_def *d = &p0->defs[mi];
+	bool cost = d->kind == MK_INSN;
 	char *plot = NULL, *name, *cap;
 	const char *unit;
 	double sc = metric_scale(d, &unit);
-	int v, pt, k;
+	int v, pt, k, rows;
 
-	name = xasprintf("tput-%02d-%s-%s", seq, p0->workload, d->op);
-	cap = xasprintf("%s %s: throughput vs threads (%s)", p0->workload,
-			d->op, p0->params_nothreads);
+	name = xasprintf("%s-%02d-%s-%s", cost ? "cost" : "tput", seq,
+			 p0->workload, d->op);
+	cap = xasprintf("%s %s: %s vs threads (%s), geometric mean, 95%% CI",
+			p0->workload, d->op, cost ? "insn/op (cost mode)" :
+			"throughput", p0->params_nothreads);
 	begin(c, CH_TPUT, name, cap);
 	fprintf(c->gp, "set xlabel 'threads'\nset ylabel ");
 	gq(c->gp, unit);
 	fprintf(c->gp, "\nset yrange [0:*]\nset offsets 0.3, 0.3, 0, 0\n"
 		"set xtics (");
 	for (pt = 0, k = 0; pt < r->npoints; pt++)
-		if (!strcmp(r->points[pt]->workload, p0->workload) &&
-		    !strcmp(r->points[pt]->params_nothreads,
-			    p0->params_nothreads))
+		if (same_series(p0, r->points[pt]))
 			fprintf(c->gp, "%s%d", k++ ? ", " : "",
 				r->points[pt]->threads);
 	fprintf(c->gp, ")\n");
 	for (v = 0; v < r->nvariants; v++) {
+		rows = 0;
 		fprintf(c->gp, "$t%d << EOD\n", v);
 		for (pt = 0; pt < r->npoints; pt++) {
 			const struct point *p = r->points[pt];
 			const struct group *g = run_group(r, pt, v);
 			const struct group_metric *m;
 
-			if (!g || g->nfailed == g->niter || strcmp(p->workload,
-			    p0->workload) || strcmp(p->params_nothreads,
-			    p0->params_nothreads))
+			if (!g || g->nfailed || !same_series(p0, p))
 				continue;
 			for (k = 0; k < g->nm; k++)
 				if (!strcmp(g->m[k].def->name, d->name))
@@ -126,15 +153,22 @@ static void tput_chart(struct charts *c, int first, int mi, int seq)
 			if (k == g->nm)
 				continue;
 			m = &g->m[k];
+			rows++;
 			fprintf(c->gp, "%d %.6g %.6g %.6g\n", p->threads,
-				m->value * sc,
-				(isfinite(m->s.ci_lo) ? m->s.ci_lo : m->value) * sc,
-				(isfinite(m->s.ci_hi) ? m->s.ci_hi : m->value) * sc);
+				m->value * sc, bound(m->s.ci_lo) * sc,
+				bound(m->s.ci_hi) * sc);
 		}
 		fprintf(c->gp, "EOD\n");
-		plot = plot_append(plot, "$t%d using 1:2:3:4 with yerrorlines "
-				   "lw 2 pt 7 lc %d title '%s'", v, v + 1,
-				   r->variants[v]);
+		if (!rows)
+			continue;
+		plot = plot_append(plot, "$t%d using 1:2 with linespoints "
+				   "lw 2 pt 7 lc %d title '%s', $t%d using "
+				   "1:2:3:4 with yerrorbars lc %d notitle", v,
+				   v + 1, r->variants[v], v, v + 1);
+	}
+	if (!plot) {
+		render_empty(c, "no variant ran this series cleanly");
+		return;
 	}
 	render(c, plot);
 	free(plot);
@@ -143,65 +177,92 @@ static void tput_chart(struct charts *c, int first, int mi, int seq)
 static void tput_charts(struct charts *c)
 {
 	const struct run *r = c->r;
-	int pt, q, mi, seq = 0;
+	int pt, q, mi, seq[2] = { 0, 0 }, cost;
 
 	for (pt = 0; pt < r->npoints; pt++) {
 		const struct point *p = r->points[pt];
 
 		if (p->threads < 0)
 			continue;
-		/* first point of its (workload, other params) series only */
+		cost = !strcmp(p->mode, "cost");
+		/* first point of its (workload, mode, other params) series */
 		for (q = 0; q < pt; q++)
-			if (r->points[q]->threads >= 0 &&
-			    !strcmp(r->points[q]->workload, p->workload) &&
-			    !strcmp(r->points[q]->params_nothreads,
-				    p->params_nothreads))
+			if (same_series(p, r->points[q]))
 				break;
 		if (q < pt)
 			continue;
-		seq++;
+		seq[cost]++;
 		for (mi = 0; mi < p->ndefs; mi++)
-			if (p->defs[mi].kind == MK_OPS)
-				tput_chart(c, pt, mi, seq);
+			if (p->defs[mi].kind == MK_OPS ||
+			    p->defs[mi].kind == MK_INSN)
+				tput_chart(c, pt, mi, seq[cost]);
 	}
 }
 
-static const double lat_pcts[] = { 50, 99, 99.9 };
+static const char *const lat_pcts[] = { "50", "99", "99.9" };
 
-/* p50/p99/p99.9 of one op at one point, clustered by variant. */
+/*
+ * p50/p99/p99.9 of one op at one point, clustered by variant: the
+ * geometric mean of the per-boot percentiles with its 95% CI, the same
+ * statistic the tables show; a percentile the results do not list as a
+ * metric is left out.
+ */
 static void lat_chart(struct charts *c, int pt, const char *op)
 {
 	const struct run *r = c->r;
 	const struct point *p = r->points[pt];
+	char *plot = NULL;
+	bool have[3] = { false, false, false };
 	int v, k, i;
 
 	begin(c, CH_LAT, xasprintf("lat-%s-%s", p->label, op),
-	      xasprintf("%s: %s %s - %s latency percentiles", p->label,
-			p->workload, p->params_str, op));
+	      xasprintf("%s: %s %s - %s latency percentiles (geometric mean "
+			"of per-boot values, 95%% CI)", p->label, p->workload,
+			p->params_str, op));
 	fprintf(c->gp, "set ylabel 'latency (us), log scale'\n"
 		"set xlabel 'variant'\nset logscale y\nset style data "
-		"histogram\nset style histogram clustered gap 1\n"
+		"histogram\nset style histogram errorbars gap 1 lw 1\n"
 		"set style fill solid 0.85 border -1\nset boxwidth 0.9\n"
 		"$d << EOD\n");
 	for (v = 0; v < r->nvariants; v++) {
 		const struct group *g = run_group(r, pt, v);
 
-		if (!g)
-			continue;
-		for (k = 0; k < g->nops; k++)
-			if (!strcmp(g->opname[k], op))
-				break;
-		if (k == g->nops || !lathist_total(g->ophist[k]))
+		if (!g || g->nfailed)
 			continue;
 		fprintf(c->gp, "%s", r->variants[v]);
-		for (i = 0; i < 3; i++)
-			fprintf(c->gp, " %.6g", lathist_percentile(
-				g->ophist[k], lat_pcts[i]) / 1e3);
+		for (i = 0; i < 3; i++) {
+			const struct group_metric *m = NULL;
+
+			for (k = 0; k < g->nm; k++)
+				if (g->m[k].def->kind == MK_LAT &&
+				    !strcmp(g->m[k].def->op, op) &&
+				    !strcmp(g->m[k].def->pct, lat_pcts[i]))
+					m = &g->m[k];
+			if (!m || !(m->value > 0)) {
+				fprintf(c->gp, " NaN NaN NaN");
+				continue;
+			}
+			have[i] = true;
+			fprintf(c->gp, " %.6g %.6g %.6g",
+					m->value / 1e3,
+					bound(m->s.ci_lo) / 1e3,
+					bound(m->s.ci_hi) / 1e3);
+		}
 		fputc('\n', c->gp);
 	}
 	fprintf(c->gp, "EOD\n");
-	render(c, "plot $d using 2:xtic(1) title 'p50', '' using 3 title "
-	       "'p99', '' using 4 title 'p99.9'");
+	for (i = 0; i < 3; i++)
+		if (have[i])
+			plot = plot_append(plot, "$d using %d:%d:%d%s title "
+					   "'p%s'", 2 + 3 * i, 3 + 3 * i,
+					   4 + 3 * i, plot ? "" : ":xtic(1)",
+					   lat_pcts[i]);
+	if (!plot) {
+		render_empty(c, "no latency percentile metrics");
+		return;
+	}
+	render(c, plot);
+	free(plot);
 }
 
 /* CDF of every op and variant at one point, from merged histograms. */
@@ -243,9 +304,10 @@ static void cdf_chart(struct charts *c, int pt)
 			ds++;
 		}
 	}
-	if (!plot)
-		plot = xstrdup("plot NaN notitle");
-	render(c, plot);
+	if (plot)
+		render(c, plot);
+	else
+		render_empty(c, "no variant has latencies at this point");
 	free(plot);
 }
 
@@ -273,6 +335,9 @@ static void point_charts(struct charts *c)
 	for (pt = 0; pt < r->npoints; pt++) {
 		const struct group *g = NULL;
 
+		/* cost mode has no latency: virtual time is instructions */
+		if (!strcmp(r->points[pt]->mode, "cost"))
+			continue;
 		for (v = 0; v < r->nvariants && !g; v++)
 			g = run_group(r, pt, v);
 		cdf_chart(c, pt);
@@ -288,18 +353,23 @@ static void point_charts(struct charts *c)
 }
 
 
-/* Change against the baseline across the matrix, CI of the change. */
+/*
+ * Change against the baseline across the matrix: the bar is the ratio of
+ * geometric means (as percent), the error bar that ratio's 95% CI.
+ */
 static void rel_chart(struct charts *c, enum mkind kind, const char *pct,
 		      const char *what)
 {
 	const struct run *r = c->r;
-	const struct group *gb, *g;
+	const struct group *g;
+	const struct gitem *it;
 	char *plot = NULL;
-	struct cmp cm;
+	bool *have = xcalloc(r->nvariants, sizeof(*have));
 	int pt, mi, v, col = 2, rows = 0;
 
 	begin(c, CH_REL, xasprintf("relative-%s", what),
-	      xasprintf("%s: change against %s, with 95%% CI", what,
+	      xasprintf("%s: change against %s (ratio of geometric means), "
+			"95%% CI; no bar: not compared", what,
 			r->variants[c->base]));
 	fprintf(c->gp, "set ylabel 'change against %s (%%)'\nset xlabel "
 		"'point/op'\nset style data histogram\nset style histogram "
@@ -309,7 +379,6 @@ static void rel_chart(struct charts *c, enum mkind kind, const char *pct,
 	for (pt = 0; pt < r->npoints; pt++) {
 		const struct point *p = r->points[pt];
 
-		gb = run_group(r, pt, c->base);
 		for (mi = 0; mi < p->ndefs; mi++) {
 			if (p->defs[mi].kind != kind || (pct &&
 			    strcmp(p->defs[mi].pct, pct)))
@@ -320,18 +389,16 @@ static void rel_chart(struct charts *c, enum mkind kind, const char *pct,
 				if (v == c->base)
 					continue;
 				g = run_group(r, pt, v);
-				if (!gb || !g || gb->nfailed || g->nfailed) {
+				it = g ? gate_find(c->x->it, c->x->nit, g, mi) :
+					 NULL;
+				if (!it || !isfinite(it->c.pct)) {
 					fprintf(c->gp, " NaN NaN NaN");
 					continue;
 				}
-				cmp_compute(&cm, &gb->m[mi], &g->m[mi],
-					    c->alpha);
-				double h = (cm.ci_pct_hi - cm.ci_pct_lo) / 2;
-
-				if (!isfinite(h))
-					h = 0;
-				fprintf(c->gp, " %.4g %.4g %.4g", cm.pct,
-					cm.pct - h, cm.pct + h);
+				fprintf(c->gp, " %.4g %.4g %.4g", it->c.pct,
+					bound(it->c.ci_pct_lo),
+					bound(it->c.ci_pct_hi));
+				have[v] = true;
 			}
 			fputc('\n', c->gp);
 		}
@@ -340,16 +407,47 @@ static void rel_chart(struct charts *c, enum mkind kind, const char *pct,
 	for (v = 0; v < r->nvariants; v++) {
 		if (v == c->base)
 			continue;
-		plot = plot_append(plot, "$r using %d:%d:%d%s lc %d title '%s'",
-				   col, col + 1, col + 2,
-				   col == 2 ? ":xtic(1)" : "", v + 1,
-				   r->variants[v]);
+		if (have[v])
+			plot = plot_append(plot, "$r using %d:%d:%d%s lc %d "
+					   "title '%s'", col, col + 1, col + 2,
+					   plot ? "" : ":xtic(1)", v + 1,
+					   r->variants[v]);
 		col += 3;
 	}
-	if (!rows)
-		plot = plot_append(plot, "NaN notitle");
+	free(have);
+	if (!rows || !plot) {
+		render_empty(c, "nothing compared");
+		return;
+	}
 	render(c, plot);
 	free(plot);
+}
+
+static bool has_mode(const struct run *r, const char *mode)
+{
+	int pt;
+
+	for (pt = 0; pt < r->npoints; pt++)
+		if (!strcmp(r->points[pt]->mode, mode))
+			return true;
+	return false;
+}
+
+/* gnuplot's own error, for the one-line message (the log goes away). */
+static const char *last_line(const char *log)
+{
+	static char line[512], buf[512];
+	FILE *f = fopen(log, "r");
+
+	snprintf(line, sizeof(line), "no message");
+	while (f && fgets(buf, sizeof(buf), f)) {
+		buf[strcspn(buf, "\n")] = 0;
+		if (buf[strspn(buf, " ^")])
+			snprintf(line, sizeof(line), "%s", buf);
+	}
+	if (f)
+		fclose(f);
+	return line;
 }
 
 static int run_gnuplot(const char *script, const char *log)
@@ -383,8 +481,8 @@ static void install(struct charts *c, const char *dir)
 					 ext[e]);
 			to = xasprintf("%s/%s.%s", dir, c->v[i].name, ext[e]);
 			if (stat(from, &st) || !st.st_size)
-				die_input("gnuplot did not produce %s (script "
-					  "and log kept in %s)", from, c->tmp);
+				die_input("gnuplot did not produce %s.%s",
+					  c->v[i].name, ext[e]);
 			if (rename(from, to))
 				die_input("%s: %s", to, strerror(errno));
 			free(from);
@@ -392,16 +490,17 @@ static void install(struct charts *c, const char *dir)
 		}
 }
 
-int report_charts(const struct run *r, int base, double alpha,
-		  struct chart **charts, int *ncharts)
+int report_charts(const struct rctx *x, struct chart **charts, int *ncharts)
 {
-	struct charts c = { .r = r, .base = base, .alpha = alpha };
+	const struct run *r = x->r;
+	struct charts c = { .x = x, .r = r, .base = x->base };
 	char *tmp = xasprintf("%s/.rlstat-charts-XXXXXX", r->dir);
 	char *script, *log;
 	int rc;
 
 	if (!mkdtemp(tmp))
 		die_input("%s: cannot create: %s", tmp, strerror(errno));
+	tmp_track(tmp, true);
 	c.tmp = tmp;
 	script = xasprintf("%s/charts.gp", tmp);
 	log = xasprintf("%s/gnuplot.log", tmp);
@@ -409,10 +508,12 @@ int report_charts(const struct run *r, int base, double alpha,
 	if (!c.gp)
 		die_input("%s: %s", script, strerror(errno));
 	tput_charts(&c);
-	if (r->nvariants > 1) {
+	if (r->nvariants > 1 && has_mode(r, "time")) {
 		rel_chart(&c, MK_OPS, NULL, "throughput");
 		rel_chart(&c, MK_LAT, "99", "p99-latency");
 	}
+	if (r->nvariants > 1 && has_mode(r, "cost"))
+		rel_chart(&c, MK_INSN, NULL, "insn-per-op");
 	point_charts(&c);
 	if (fclose(c.gp))
 		die_input("%s: %s", script, strerror(errno));
@@ -420,12 +521,12 @@ int report_charts(const struct run *r, int base, double alpha,
 	if (rc == 127)
 		die_input("gnuplot not found: install gnuplot-nox (make setup)");
 	if (rc)
-		die_input("gnuplot failed (exit %d); script and log kept in %s",
-			  rc, tmp);
+		die_input("gnuplot failed (exit %d): %s", rc, last_line(log));
 	install(&c, r->dir);
 	unlink(script);
 	unlink(log);
 	rmdir(tmp);
+	tmp_untrack(tmp);
 	*charts = c.v;
 	*ncharts = c.n;
 	return 0;

@@ -73,21 +73,21 @@ static void provenance(FILE *f, const struct run *r)
 	fputs("</table>\n", f);
 }
 
-static void stats_table(FILE *f, const struct run *r, int pt, int base,
-			double alpha)
+static void stats_table(FILE *f, const struct rctx *x, int pt)
 {
+	const struct run *r = x->r;
 	const struct point *p = r->points[pt];
-	const struct group *gb = run_group(r, pt, base);
-	int *o = variant_order(r, base);
-	struct cmp c;
+	int *o = variant_order(r, x->base);
+	const struct gitem *it;
 	char lab[64];
 	const char *unit;
 	int mi, i;
 
 	fputs("<table class=\"stats\"><tr><th>metric</th><th>variant</th>"
-	      "<th>N</th><th>value</th><th>mean</th><th>median</th>"
+	      "<th>N</th><th>value</th><th>amean</th><th>median</th>"
 	      "<th>stddev</th><th>CV</th><th>95% CI</th><th>min</th>"
-	      "<th>max</th><th>change</th><th>p</th><th>MDE</th></tr>\n", f);
+	      "<th>max</th><th>change</th><th>p (one-sided)</th><th>MDE</th>"
+	      "<th>verdict</th></tr>\n", f);
 	for (mi = 0; mi < p->ndefs; mi++) {
 		double sc = metric_scale(&p->defs[mi], &unit);
 
@@ -102,7 +102,7 @@ static void stats_table(FILE *f, const struct run *r, int pt, int base,
 			esc(f, lab);
 			fprintf(f, "</td><td>%s</td>", r->variants[o[i]]);
 			if (g->nfailed) {
-				fprintf(f, "<td colspan=\"12\" class=\"fail\">"
+				fprintf(f, "<td colspan=\"13\" class=\"fail\">"
 					"FAILED %d/%d: ", g->nfailed,
 					g->niter);
 				esc(f, g->first_error);
@@ -112,33 +112,73 @@ static void stats_table(FILE *f, const struct run *r, int pt, int base,
 			s = &g->m[mi].s;
 			fprintf(f, "<td>%d</td>", s->n);
 			num(f, g->m[mi].value * sc);
-			num(f, s->mean * sc);
+			num(f, s->amean * sc);
 			num(f, s->median * sc);
 			num(f, s->stddev * sc);
-			fprintf(f, "<td>%.2f%%</td><td>%.6g&ndash;%.6g</td>",
-				s->cv * 100, s->ci_lo * sc, s->ci_hi * sc);
+			fprintf(f, "<td>%.2f%%</td>", s->cv * 100);
+			if (isfinite(s->ci_lo) && isfinite(s->ci_hi))
+				fprintf(f, "<td>%.6g&ndash;%.6g</td>",
+					s->ci_lo * sc, s->ci_hi * sc);
+			else
+				fputs("<td>n/a</td>", f);
 			num(f, s->min * sc);
 			num(f, s->max * sc);
-			if (o[i] == base || !gb || gb->nfailed) {
-				fputs("<td></td><td></td><td></td></tr>\n", f);
+			it = o[i] == x->base ? NULL :
+			     gate_find(x->it, x->nit, g, mi);
+			if (!it) {
+				fputs("<td></td><td></td><td></td><td></td>"
+				      "</tr>\n", f);
 				continue;
 			}
-			cmp_compute(&c, &gb->m[mi], &g->m[mi], alpha);
-			fprintf(f, "<td%s>%+.2f%%</td>", c.sig ?
-				" class=\"sig\"" : "", c.pct);
-			if (c.w.valid && !isnan(c.mde_pct))
-				fprintf(f, "<td>%.3g</td><td>%.2f%%</td></tr>\n",
-					c.w.p, c.mde_pct);
-			else if (c.w.valid)
-				fprintf(f, "<td>%.3g</td><td>n/a</td></tr>\n",
-					c.w.p);
+			fprintf(f, "<td%s>%+.2f%%</td>", it->v == V_FAIL ||
+				it->better ? " class=\"sig\"" : "", it->c.pct);
+			if (it->c.valid)
+				fprintf(f, "<td>%.3g</td><td>%.2f%%</td>",
+					it->c.p_worse, it->c.mde_pct);
 			else
 				fputs("<td colspan=\"2\">not enough iterations"
-				      "</td></tr>\n", f);
+				      "</td>", f);
+			fprintf(f, "<td>%s%s%s</td></tr>\n",
+				verdict_name(it->v), it->better ? ", better" :
+				"", it->fam == FAM_OTHER ? " (not gated, "
+				"uncorrected)" : "");
 		}
 	}
 	fputs("</table>\n", f);
 	free(o);
+}
+
+static void verdict_html(FILE *f, const struct rctx *x)
+{
+	static const char *const modes[] = { "time", "cost" };
+	char *txt = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&txt, &len);
+	struct gmrow g;
+	int v, md;
+
+	fprintf(f, "<h2>Verdict: %s</h2>\n", verdict_name(report_overall(x)));
+	if (m) {
+		report_verdict_text(m, x);
+		fclose(m);
+		fputs("<pre class=\"verdict\">", f);
+		esc(f, txt);
+		fputs("</pre>\n", f);
+		free(txt);
+	}
+	fputs("<table class=\"stats\"><tr><th>mode</th><th>variant</th>"
+	      "<th>points</th><th>geometric mean of the ratios against ", f);
+	esc(f, x->r->variants[x->base]);
+	fputs("</th><th>95% CI</th></tr>\n", f);
+	for (md = 0; md < 2; md++)
+		for (v = 0; v < x->r->nvariants; v++)
+			if (v != x->base && matrix_gmean(x, v, modes[md], &g))
+				fprintf(f, "<tr><td>%s</td><td>%s</td><td>%d"
+					"</td><td>%.4f</td><td>%.4f&ndash;%.4f"
+					"</td></tr>\n", modes[md],
+					x->r->variants[v], g.npts, g.ratio,
+					g.lo, g.hi);
+	fputs("</table>\n", f);
 }
 
 static void figure(FILE *f, const struct chart *c)
@@ -162,16 +202,17 @@ static void figures(FILE *f, const struct chart *c, int n, int kind,
 			figure(f, &c[i]);
 }
 
-int report_html(FILE *f, const struct run *r, int base, double alpha,
-		const struct chart *charts, int ncharts)
+int report_html(FILE *f, const struct rctx *x, const struct chart *charts,
+		int ncharts)
 {
+	const struct run *r = x->r;
 	const char *name = strrchr(r->dir, '/');
 	char *txt = NULL, *pre;
 	size_t len = 0;
 	FILE *m = open_memstream(&txt, &len);
 	int pt;
 
-	if (!m || report_text(m, r, base, alpha) || fclose(m))
+	if (!m || report_text(m, x) || fclose(m))
 		return -1;
 	name = name && name[1] ? name + 1 : r->dir;
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset="
@@ -188,8 +229,11 @@ int report_html(FILE *f, const struct run *r, int base, double alpha,
 	      "</style></head><body>\n<h1>rlbench report: ", f);
 	esc(f, name);
 	fputs("</h1>\n", f);
+	if (r->nvariants > 1)
+		verdict_html(f, x);
 	if (ncharts) {
-		fputs("<h2>Throughput against threads</h2>\n", f);
+		fputs("<h2>Throughput (time mode) and insn/op (cost mode) "
+		      "against threads</h2>\n", f);
 		figures(f, charts, ncharts, CH_TPUT, NULL);
 		fputs("<h2>Change against the baseline</h2>\n", f);
 		figures(f, charts, ncharts, CH_REL, NULL);
@@ -199,18 +243,22 @@ int report_html(FILE *f, const struct run *r, int base, double alpha,
 	fputs("</pre>\n", f);
 	for (pt = 0; pt < r->npoints; pt++) {
 		const struct point *p = r->points[pt];
+		bool cost = !strcmp(p->mode, "cost");
 
 		pre = xasprintf("%s:", p->label);
-		fprintf(f, "<h2 id=\"%s\">", p->label);
+		fprintf(f, "<h2 id=\"%s%s\">", p->label, cost ? "-cost" : "");
 		esc(f, p->label);
 		fputs(": ", f);
 		esc(f, p->workload);
 		fputc(' ', f);
 		esc(f, p->params_str);
+		fputs(cost ? " (cost mode, insn/op)" : " (time mode)", f);
 		fputs("</h2>\n", f);
-		stats_table(f, r, pt, base, alpha);
-		figures(f, charts, ncharts, CH_LAT, pre);
-		figures(f, charts, ncharts, CH_CDF, pre);
+		stats_table(f, x, pt);
+		if (!cost) {
+			figures(f, charts, ncharts, CH_LAT, pre);
+			figures(f, charts, ncharts, CH_CDF, pre);
+		}
 		free(pre);
 	}
 	provenance(f, r);

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The regression gate: run B (candidate) against run A (baseline), the
- * same variant and point on both sides. A metric regresses when it moved
- * in its worse direction by more than the threshold and the change is
- * significant. Significance is Welch's test, Holm-corrected over all
- * metrics compared, so that a run with no real change fails the gate with
- * probability at most alpha however many metrics the matrix has.
+ * The regression gate: run B (candidate) against run A (reference), the
+ * same variant and point on both sides, decided by gate.c: exit 0 PASS
+ * (every gated metric is within the threshold), 1 FAIL (a gated metric
+ * regressed significantly and past the threshold, an error counter is
+ * non-zero or a candidate point failed), 3 INCONCLUSIVE (neither), 2 bad
+ * input.
  */
 #include <errno.h>
 #include <math.h>
@@ -15,28 +15,7 @@
 
 #include "rlstat.h"
 
-int gate_eval(const struct gate *gt, const struct cmp *c, int m,
-	      double *padj, bool *reg)
-{
-	double *p = xcalloc(m, sizeof(*p));
-	int i, n = 0;
-
-	for (i = 0; i < m; i++)
-		p[i] = c[i].w.valid ? c[i].w.p : NAN;
-	if (gt->holm)
-		stat_holm_adjust(p, m, padj);
-	else
-		memcpy(padj, p, m * sizeof(*p));
-	for (i = 0; i < m; i++) {
-		reg[i] = c[i].w.valid && padj[i] <= gt->alpha && c[i].worse &&
-			 fabs(c[i].pct) > gt->threshold_pct;
-		n += reg[i];
-	}
-	free(p);
-	return n;
-}
-
-static double parse_threshold(const char *s)
+double parse_threshold(const char *s)
 {
 	char *end;
 	double t;
@@ -94,34 +73,52 @@ static int check_matrix(const struct run *a, const struct run *b)
 	return bad;
 }
 
-struct item {
-	const struct group *ga, *gb;
-	int mi;
-};
-
-static void print_cmp(const struct cmp *c, const struct item *it,
-		      double padj, const char *tag)
+static void print_item(const struct gitem *x, const struct gate *gt)
 {
+	const struct cmp *c = &x->c;
 	const struct metric_def *d = c->a->def;
-	const char *unit;
+	const struct group *gb = x->gb;
+	const char *unit, *tag;
 	double sc = metric_scale(d, &unit);
 
-	printf("%s %s %s (%s %s): %s %.4g -> %.4g %s, %+.2f%%",
-	       tag, it->gb->variant, it->gb->pt->label, it->gb->pt->workload,
-	       it->gb->pt->params_str, d->name, c->a->value * sc,
-	       c->b->value * sc, unit, c->pct);
-	if (!c->w.valid) {
+	tag = x->fam == FAM_OTHER ? "    info" : verdict_name(x->v);
+	printf("%s %s %s (%s %s): %s [%s] %.6g -> %.6g %s", tag, gb->variant,
+	       gb->pt->label, gb->pt->workload, gb->pt->params_str, d->name,
+	       family_name(x->fam), c->va * sc, c->vb * sc, unit);
+	if (c->logscale)
+		printf(", %+.2f%%", c->pct);
+	else
+	{
+		printf(", %+.4g %s", c->abs * sc, unit);
+		if (!isnan(c->pct))
+			printf(" (%+.2f%%)", c->pct);
+	}
+	printf(", %s", c->vb == c->va ? "same" : c->worse ? "worse" :
+	       "better");
+	if (x->fam == FAM_ERROR) {
+		printf(", error counter: %s\n", x->v == V_FAIL ?
+		       "non-zero in the candidate" : "zero");
+		return;
+	}
+	if (!c->valid) {
 		printf(", not enough iterations (%d vs %d, need 3)\n",
 		       c->a->nvals, c->b->nvals);
 		return;
 	}
-	printf(", p=%.3g (Holm %.3g), CI95 of change [%+.2f%%, %+.2f%%], "
-	       "MDE %.2f%%\n", c->w.p, padj, c->ci_pct_lo, c->ci_pct_hi,
-	       c->mde_pct);
+	if (c->logscale)
+		printf(", CI95 [%+.2f%%, %+.2f%%], bound %.2f%% worse",
+		       c->ci_pct_lo, c->ci_pct_hi, c->ub);
+	else
+		printf(", CI95 [%+.4g, %+.4g], bound %.4g worse",
+		       c->w.ci_lo * sc, c->w.ci_hi * sc, c->ub * sc);
+	printf(", p=%.3g one-sided (%s %.3g), MDE %.2f%% at level %.2g\n",
+	       c->p_worse, x->fam == FAM_OTHER ? "uncorrected" : "corrected",
+	       x->padj, c->mde_pct, x->level);
+	(void)gt;
 }
 
 static int collect(const struct run *a, const struct run *b,
-		   struct item **items, int *nfailed)
+		   struct gitem **items, int *nfailed)
 {
 	int v, p, k, n = 0;
 	const struct group *ga, *gb;
@@ -136,7 +133,7 @@ static int collect(const struct run *a, const struct run *b,
 			ga = run_group(a, run_point_index(a, b->points[p]->key),
 				       run_variant_index(a, b->variants[v]));
 			if (gb->nfailed) {
-				printf("REGRESSION %s %s (%s %s): %d of %d "
+				printf("FAIL %s %s (%s %s): %d of %d "
 				       "iterations failed: %s\n", gb->variant,
 				       gb->pt->label, gb->pt->workload,
 				       gb->pt->params_str, gb->nfailed,
@@ -145,61 +142,58 @@ static int collect(const struct run *a, const struct run *b,
 				continue;
 			}
 			if (ga->nfailed) {
-				printf("not compared: %s %s failed in the "
-				       "baseline run: %s\n", ga->variant,
-				       ga->pt->label, ga->first_error);
+				printf("INCONCLUSIVE %s %s: not compared, it "
+				       "failed in the reference run: %s\n",
+				       ga->variant, ga->pt->label,
+				       ga->first_error);
 				continue;
 			}
 			*items = realloc(*items, (n + gb->nm) * sizeof(**items));
-			for (k = 0; k < gb->nm; k++)
-				(*items)[n++] = (struct item){ ga, gb, k };
+			if (!*items)
+				die_input("out of memory");
+			for (k = 0; k < gb->nm; k++) {
+				memset(&(*items)[n], 0, sizeof(**items));
+				(*items)[n].ga = ga;
+				(*items)[n].gb = gb;
+				(*items)[n++].mi = k;
+			}
 		}
 	return n;
 }
 
-static int dbl_cmp(const void *x, const void *y)
+/* A run too noisy to see the threshold cannot PASS; say how noisy. */
+static void blind_note(const struct gitem *it, int n, double thr)
 {
-	double a = *(const double *)x, b = *(const double *)y;
-
-	return a < b ? -1 : a > b;
-}
-
-/* A PASS from a run too noisy to see the threshold is worth a warning. */
-static void blind_note(const struct cmp *c, int n, double thr)
-{
-	double *m = xcalloc(n, sizeof(*m));
 	int i, k = 0, blind = 0;
 
 	for (i = 0; i < n; i++) {
-		if (!c[i].w.valid || isnan(c[i].mde_pct))
+		if (it[i].fam > FAM_SECONDARY || !it[i].c.valid ||
+		    isnan(it[i].c.mde_pct))
 			continue;
-		m[k++] = c[i].mde_pct;
-		blind += c[i].mde_pct > thr;
+		k++;
+		blind += it[i].c.mde_pct > thr;
 	}
-	if (blind) {
-		qsort(m, k, sizeof(*m), dbl_cmp);
-		printf("note: in %d of %d metrics the noise hides changes of "
-		       "%g%% (MDE above the threshold; median MDE %.1f%%)\n",
-		       blind, k, thr, m[k / 2]);
-	}
-	free(m);
+	if (blind)
+		printf("note: in %d of %d gated metrics the noise hides "
+		       "changes of %g%% (MDE above the threshold)\n", blind,
+		       k, thr);
 }
 
 int regress_main(int argc, char **argv)
 {
-	struct gate gt = { .alpha = 0.05, .threshold_pct = 2, .holm = true };
 	const char *da = NULL, *db = NULL;
-	bool verbose = false;
+	bool verbose = false, skipped = false;
+	struct gate gt;
 	struct run *a, *b;
-	struct item *it;
-	struct cmp *c;
-	double *padj;
-	bool *reg;
-	int i, n, nreg, nfail, untested = 0;
+	struct gitem *it;
+	int i, n, nfail, v, cnt[3] = { 0 }, mb = 10;
 
+	gate_init(&gt);
 	for (i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--threshold") && i + 1 < argc)
 			gt.threshold_pct = parse_threshold(argv[++i]);
+		else if (!strcmp(argv[i], "--cost-threshold") && i + 1 < argc)
+			gt.cost_threshold_pct = parse_threshold(argv[++i]);
 		else if (!strcmp(argv[i], "--alpha") && i + 1 < argc)
 			gt.alpha = parse_alpha(argv[++i]);
 		else if (!strcmp(argv[i], "--correction") && i + 1 < argc) {
@@ -214,8 +208,8 @@ int regress_main(int argc, char **argv)
 		else if (argv[i][0] == '-' || (da && db))
 			die_input("regress: unexpected argument \"%s\"; usage: "
 				  "rlstat regress <runA> <runB> [--threshold "
-				  "2%%] [--alpha 0.05] [--correction holm|none] "
-				  "[-v]", argv[i]);
+				  "2%%] [--cost-threshold 0.25%%] [--alpha 0.05] "
+				  "[--correction holm|none] [-v]", argv[i]);
 		else if (!da)
 			da = argv[i];
 		else
@@ -223,39 +217,46 @@ int regress_main(int argc, char **argv)
 	}
 	if (!da || !db)
 		die_input("regress: expected two run directories <runA> <runB>");
-	a = run_load(da, 1 - gt.alpha);
-	b = run_load(db, 1 - gt.alpha);
+	a = run_open(da, 1 - gt.alpha);
+	b = run_open(db, 1 - gt.alpha);
 	if (check_matrix(a, b))
 		die_input("regress: %s and %s do not hold the same matrix "
 			  "(points listed above)", da, db);
+	gt.sequential = run_is_sequential(a, &gt.max_iter) |
+			run_is_sequential(b, &mb);
+	if (mb > gt.max_iter)
+		gt.max_iter = mb;
 	n = collect(a, b, &it, &nfail);
-	c = xcalloc(n, sizeof(*c));
-	padj = xcalloc(n, sizeof(*padj));
-	reg = xcalloc(n, sizeof(*reg));
-	for (i = 0; i < n; i++)
-		cmp_compute(&c[i], &it[i].ga->m[it[i].mi],
-			    &it[i].gb->m[it[i].mi], gt.alpha);
-	nreg = gate_eval(&gt, c, n, padj, reg);
+	for (i = 0; i < b->npoints * b->nvariants; i++)
+		if (b->groups[i] && !b->groups[i]->nfailed) {
+			const struct group *g = b->groups[i];
+			const struct group *ga = run_group(a,
+				run_point_index(a, g->pt->key),
+				run_variant_index(a, g->variant));
+
+			skipped |= ga->nfailed > 0;
+		}
+	gate_run(&gt, it, n);
 	for (i = 0; i < n; i++) {
-		untested += !c[i].w.valid;
-		if (reg[i])
-			print_cmp(&c[i], &it[i], padj[i], "REGRESSION");
-		else if (!c[i].w.valid || verbose)
-			print_cmp(&c[i], &it[i], padj[i], "         ok");
+		if (it[i].fam != FAM_OTHER)
+			cnt[it[i].v]++;
+		if (verbose || (it[i].fam != FAM_OTHER && it[i].v != V_PASS))
+			print_item(&it[i], &gt);
 	}
-	blind_note(c, n, gt.threshold_pct);
-	printf("rlstat regress: %d regressions, %d failed points in %d "
-	       "metrics (threshold %g%%, Welch alpha %g%s)%s\n", nreg, nfail,
-	       n, gt.threshold_pct, gt.alpha,
-	       gt.holm ? ", Holm-corrected" : "",
-	       nreg || nfail ? ": FAIL" : untested ? "" : ": PASS");
-	if (nreg || nfail)
-		return EXIT_MEASURED;
-	if (untested) {
-		fprintf(stderr, "rlstat: regress: %d metrics have fewer than 3 "
-			"iterations on a side: not enough iterations for a "
-			"verdict\n", untested);
-		return EXIT_BADINPUT;
-	}
-	return 0;
+	blind_note(it, n, gt.threshold_pct);
+	v = gate_overall(it, n, nfail);
+	if (v == V_PASS && skipped)
+		v = V_INCONC;
+	printf("rlstat regress: %s: %d FAIL, %d INCONCLUSIVE, %d PASS of %d "
+	       "gated metrics, %d failed points (threshold %g%%, cost mode "
+	       "%g%%; one-sided "
+	       "tests, alpha %g split %g/%g between the primary and secondary "
+	       "families%s%s)\n", verdict_name(v), cnt[V_FAIL], cnt[V_INCONC],
+	       cnt[V_PASS], cnt[0] + cnt[1] + cnt[2], nfail,
+	       gt.threshold_pct, gt.cost_threshold_pct, gt.alpha, gt.alpha * gt.primary_share,
+	       gt.alpha * (1 - gt.primary_share),
+	       gt.holm ? ", Holm within each" : ", uncorrected",
+	       gt.sequential ? ", spent over sequential looks" : "");
+	return v == V_FAIL ? EXIT_MEASURED : v == V_INCONC ?
+	       EXIT_INCONCLUSIVE : 0;
 }

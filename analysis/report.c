@@ -57,11 +57,19 @@ int *variant_order(const struct run *r, int base)
 	return o;
 }
 
-static void cell(FILE *f, const struct group *g, int mi, const struct cmp *c)
+/*
+ * Stars follow the gate: *value (change)* on a gated metric (primary,
+ * secondary) that FAILs or moved the better way past the threshold,
+ * family-corrected as the gate decides; +value (change)+ the same on an
+ * ungated metric by an uncorrected test.
+ */
+static void cell(FILE *f, const struct group *g, int mi,
+		 const struct gitem *x)
 {
 	char v[32], p[32];
 	const char *unit;
 	double sc;
+	char mark = ' ';
 
 	if (!g) {
 		fprintf(f, "%*s", CELL_W, "-  ");
@@ -74,53 +82,62 @@ static void cell(FILE *f, const struct group *g, int mi, const struct cmp *c)
 	}
 	sc = metric_scale(g->m[mi].def, &unit);
 	fmt_value(v, sizeof(v), g->m[mi].value * sc);
-	fmt_pct(p, sizeof(p), c ? c->pct : 0);
-	if (c && c->sig)
-		fprintf(f, "*%s (%s)*", v, p);
-	else
-		fprintf(f, " %s (%s) ", v, p);
+	fmt_pct(p, sizeof(p), x ? x->c.pct : 0);
+	if (x && x->c.valid && (x->v == V_FAIL || x->better))
+		mark = x->fam == FAM_OTHER ? '+' : '*';
+	fprintf(f, "%c%s (%s)%c", mark, v, p, mark);
 }
 
-static void row_extra(FILE *f, const struct run *r, int pt, const int *o,
-		      int n, int mi, int base, double alpha, bool mde)
+enum { ROW_CV, ROW_MDE, ROW_VERDICT };
+
+static void row_extra(FILE *f, const struct rctx *x, int pt, const int *o,
+		      int n, int mi, int what)
 {
-	const struct group *gb = run_group(r, pt, base), *g;
+	static const char *const lab[] = { "  CoeffVar", "  MDE",
+					   "  Verdict" };
+	const struct group *g;
+	const struct gitem *it;
 	char buf[32];
-	struct cmp c;
 	int i;
 
-	fprintf(f, "%-*s", LABEL_W, mde ? "  MDE" : "  CoeffVar");
+	fprintf(f, "%-*s", LABEL_W, lab[what]);
 	for (i = 0; i < n; i++) {
-		g = run_group(r, pt, o[i]);
+		g = run_group(x->r, pt, o[i]);
+		it = g ? gate_find(x->it, x->nit, g, mi) : NULL;
 		buf[0] = 0;
 		if (!g || g->nfailed) {
 			/* nothing to say */
-		} else if (!mde) {
+		} else if (what == ROW_CV) {
 			snprintf(buf, sizeof(buf), "%.2f%%  ",
 				 g->m[mi].s.cv * 100);
-		} else if (o[i] != base && gb && !gb->nfailed) {
-			cmp_compute(&c, &gb->m[mi], &g->m[mi], alpha);
-			if (!c.w.valid)
-				snprintf(buf, sizeof(buf), "not enough iter. ");
-			else if (isnan(c.mde_pct))
+		} else if (!it) {
+			/* the baseline, or a baseline that failed */
+		} else if (!it->c.valid) {
+			snprintf(buf, sizeof(buf), "not enough iter. ");
+		} else if (what == ROW_MDE) {
+			if (isnan(it->c.mde_pct))
 				snprintf(buf, sizeof(buf), "n/a  ");
 			else
 				snprintf(buf, sizeof(buf), "%.2f%%  ",
-					 c.mde_pct);
+					 it->c.mde_pct);
+		} else {
+			snprintf(buf, sizeof(buf), "%s%s  ",
+				 verdict_name(it->v),
+				 it->better ? ", better" : "");
 		}
 		fprintf(f, "%*s", CELL_W, buf);
 	}
 	fputc('\n', f);
 }
 
-static void table(FILE *f, const struct run *r, int pt, const int *o, int n,
-		  int base, double alpha)
+static void table(FILE *f, const struct rctx *x, int pt, const int *o,
+		  int n)
 {
+	const struct run *r = x->r;
 	const struct point *p = r->points[pt];
-	const struct group *gb = run_group(r, pt, base), *g;
+	const struct group *g;
 	char lab[64];
-	struct cmp c;
-	int i, mi;
+	int i, mi, fam;
 
 	fprintf(f, "%-*s", LABEL_W, "");
 	for (i = 0; i < n; i++)
@@ -132,26 +149,26 @@ static void table(FILE *f, const struct run *r, int pt, const int *o, int n,
 		fprintf(f, "%-*s", LABEL_W, lab);
 		for (i = 0; i < n; i++) {
 			g = run_group(r, pt, o[i]);
-			if (o[i] == base || !gb || gb->nfailed || !g ||
-			    g->nfailed) {
-				cell(f, g, mi, NULL);
-				continue;
-			}
-			cmp_compute(&c, &gb->m[mi], &g->m[mi], alpha);
-			cell(f, g, mi, &c);
+			cell(f, g, mi, g && o[i] != x->base ?
+			     gate_find(x->it, x->nit, g, mi) : NULL);
 		}
 		fputc('\n', f);
-		row_extra(f, r, pt, o, n, mi, base, alpha, false);
-		if (r->nvariants > 1)
-			row_extra(f, r, pt, o, n, mi, base, alpha, true);
+		row_extra(f, x, pt, o, n, mi, ROW_CV);
+		if (r->nvariants < 2)
+			continue;
+		row_extra(f, x, pt, o, n, mi, ROW_MDE);
+		fam = metric_family(p, mi);
+		if (fam != FAM_OTHER)
+			row_extra(f, x, pt, o, n, mi, ROW_VERDICT);
 	}
 }
 
-static void header(FILE *f, const struct run *r, int base, double alpha)
+static void header(FILE *f, const struct rctx *x)
 {
+	const struct run *r = x->r;
 	const char *name = strrchr(r->dir, '/');
-	int *o = variant_order(r, base);
-	int i, k, lo = 1 << 30, hi = 0, nfail = 0;
+	int *o = variant_order(r, x->base);
+	int i, k, lo = 1 << 30, hi = 0, nfail = 0, modes = 0;
 	struct group *g;
 
 	name = name && name[1] ? name + 1 : r->dir;
@@ -174,26 +191,42 @@ static void header(FILE *f, const struct run *r, int base, double alpha)
 			acc ? ", accel " : "", acc ? acc : "");
 	}
 	free(o);
+	for (k = 0; k < r->npoints; k++)
+		modes |= strcmp(r->points[k]->mode, "cost") ? 1 : 2;
 	report_meta_lines(f, r);
+	fprintf(f, "Mode:        %s\n", modes == 3 ? "time and cost (separate "
+		"sections, never compared)" : modes == 2 ?
+		"cost (insn/op from QEMU icount)" : "time (wall clock)");
 	if (lo == hi)
-		fprintf(f, "Iterations:  %d per point and variant\n", lo);
+		fprintf(f, "Iterations:  %d boots per point and variant\n", lo);
 	else
-		fprintf(f, "Iterations:  %d to %d per point and variant\n",
+		fprintf(f, "Iterations:  %d to %d boots per point and variant\n",
 			lo, hi);
 	fprintf(f, "Results:     %d files, %d points, %d variants, "
 		"%d failed iterations\n", r->nfiles, r->npoints,
 		r->nvariants, nfail);
-	fprintf(f, "Baseline:    %s\n\n", r->variants[base]);
+	fprintf(f, "Baseline:    %s\n\n", r->variants[x->base]);
+	if (r->nvariants > 1)
+		report_verdict_text(f, x);
 	fprintf(f,
-"Each cell is value (change against %s). Rates are harmonic means over\n"
-"iterations; latencies are percentiles of the histogram merged over all\n"
-"threads and iterations. *value (change)* marks a significant difference:\n"
-"Welch's two-sided t-test on the per-iteration values, alpha %g.\n"
-"CoeffVar is stddev / mean over iterations. MDE is the minimum detectable\n"
-"effect: the change this N and noise detect with 80%% power at alpha %g.\n"
-"\"not enough iter.\": fewer than 3 iterations on a side, no test made.\n"
+"Each cell is value (change against %s). A boot is one replicate.\n"
+"Rates, insn/op and latency percentiles are geometric means (Gmean) of\n"
+"the per-boot values: p99 is the mean of each boot's p99 on the log\n"
+"scale. Amean marks a row with a value <= 0, on the linear scale.\n"
+"*value (change)*: the gate's decision on a gated metric (primary: the\n"
+"main rate of the point; secondary: its p99; one-sided Welch tests on\n"
+"the logs, Holm within each family, alpha %g split %g/%g, threshold\n"
+"%g%%, %g%% in cost mode): FAIL, or better by more than the threshold.\n"
+"+value (change)+: the same on an ungated metric, uncorrected. Verdict:\n"
+"FAIL; PASS (the one-sided 95%% upper bound of the regression is below\n"
+"the threshold); INCONCLUSIVE (neither: the data cannot tell).\n"
+"CoeffVar is stddev / mean over boots. MDE: the regression found with\n"
+"80%% power at the level the gate uses for that metric (noncentral t).\n"
+"\"not enough iter.\": fewer than 3 boots on a side, no test made.\n"
 "FAILED k/n: k of n iterations failed; the point is not compared.\n",
-		r->variants[base], alpha, alpha);
+		r->variants[x->base], x->gt.alpha, x->gt.alpha *
+		x->gt.primary_share, x->gt.alpha * (1 - x->gt.primary_share),
+		x->gt.threshold_pct, x->gt.cost_threshold_pct);
 }
 
 /* Mail clients and diff both dislike trailing blanks. */
@@ -218,9 +251,9 @@ static int copy_trimmed(FILE *out, const char *s)
 	return ferror(out) ? -1 : 0;
 }
 
-static void tables(FILE *f, const struct run *r, int base, double alpha);
+static void tables(FILE *f, const struct rctx *x);
 
-int report_text(FILE *out, const struct run *r, int base, double alpha)
+int report_text(FILE *out, const struct rctx *x)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -229,7 +262,7 @@ int report_text(FILE *out, const struct run *r, int base, double alpha)
 
 	if (!f)
 		return -1;
-	tables(f, r, base, alpha);
+	tables(f, x);
 	if (fclose(f))
 		return -1;
 	rc = copy_trimmed(out, buf);
@@ -237,30 +270,87 @@ int report_text(FILE *out, const struct run *r, int base, double alpha)
 	return rc;
 }
 
-static void tables(FILE *f, const struct run *r, int base, double alpha)
+/* mmtests' summary rows: geometric mean of the ratios per variant. */
+static void gmean_rows(FILE *f, const struct rctx *x, const char *mode,
+		       const int *o)
 {
-	int *o = variant_order(r, base);
-	int pt, c;
+	const struct run *r = x->r;
+	struct gmrow g;
+	char buf[32];
+	int c, i, k, sub[COLS];
 
-	header(f, r, base, alpha);
-	for (pt = 0; pt < r->npoints; pt++) {
-		const struct point *p = r->points[pt];
+	fprintf(f, "\nAcross the matrix (%s mode): geometric mean of the "
+		"ratios of the\nprimary metric against %s, with its 95%% CI\n",
+		mode, r->variants[x->base]);
+	for (c = 1; c < r->nvariants; c += COLS) {
+		int n = 0;
 
-		fputc('\n', f);
-		put_point_line(f, p);
-		for (c = 1; c < r->nvariants || c == 1; c += COLS - 1) {
-			int sub[COLS], n = 1, k;
-
-			/* every table starts with the baseline */
-			sub[0] = o[0];
-			for (k = c; k < r->nvariants && n < COLS; k++)
-				sub[n++] = o[k];
-			if (c > 1)
-				fputc('\n', f);
-			table(f, r, pt, sub, n, base, alpha);
-			if (k >= r->nvariants)
-				break;
+		for (k = c; k < r->nvariants && n < COLS; k++)
+			sub[n++] = o[k];
+		fprintf(f, "%-*s", LABEL_W, "");
+		for (i = 0; i < n; i++)
+			fprintf(f, "%*s  ", CELL_W - 2, r->variants[sub[i]]);
+		fprintf(f, "\n%-*s", LABEL_W, "Gmean ratio");
+		for (i = 0; i < n; i++) {
+			buf[0] = 0;
+			if (matrix_gmean(x, sub[i], mode, &g))
+				snprintf(buf, sizeof(buf), "%.4f (n=%d)  ",
+					 g.ratio, g.npts);
+			fprintf(f, "%*s", CELL_W, buf);
 		}
+		fprintf(f, "\n%-*s", LABEL_W, "  CI95");
+		for (i = 0; i < n; i++) {
+			buf[0] = 0;
+			if (matrix_gmean(x, sub[i], mode, &g) &&
+			    isfinite(g.lo))
+				snprintf(buf, sizeof(buf), "[%.4f, %.4f]  ",
+					 g.lo, g.hi);
+			fprintf(f, "%*s", CELL_W, buf);
+		}
+		fputc('\n', f);
+	}
+}
+
+static void tables(FILE *f, const struct rctx *x)
+{
+	static const char *const modes[] = { "time", "cost" };
+	const struct run *r = x->r;
+	int *o = variant_order(r, x->base);
+	int pt, c, md, seen;
+
+	header(f, x);
+	for (md = 0; md < 2; md++) {
+		seen = 0;
+		for (pt = 0; pt < r->npoints; pt++) {
+			const struct point *p = r->points[pt];
+
+			if (strcmp(p->mode, modes[md]))
+				continue;
+			if (!seen++)
+				fprintf(f, "\n== %s ==\n", md ?
+					"Cost mode: instructions per operation "
+					"(insn/op, lower is better)" :
+					"Time mode: wall-clock rates and "
+					"latencies");
+			fputc('\n', f);
+			put_point_line(f, p);
+			for (c = 1; c < r->nvariants || c == 1;
+			     c += COLS - 1) {
+				int sub[COLS], n = 1, k;
+
+				/* every table starts with the baseline */
+				sub[0] = o[0];
+				for (k = c; k < r->nvariants && n < COLS; k++)
+					sub[n++] = o[k];
+				if (c > 1)
+					fputc('\n', f);
+				table(f, x, pt, sub, n);
+				if (k >= r->nvariants)
+					break;
+			}
+		}
+		if (seen && r->nvariants > 1)
+			gmean_rows(f, x, modes[md], o);
 	}
 	free(o);
 }

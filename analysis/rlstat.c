@@ -4,7 +4,8 @@
  * regression verdict.
  *
  * Exit status: 0 success, 1 measured failure (regression, failed point in
- * the candidate), 2 bad input or missing prerequisite.
+ * the candidate), 2 bad input or missing prerequisite, 3 (regress) no
+ * verdict either way.
  */
 #include <errno.h>
 #include <math.h>
@@ -14,23 +15,36 @@
 #include <unistd.h>
 
 #include "rlstat.h"
+#include "history.h"
 
 static const char usage[] =
-"usage: rlstat report <rundir> [--baseline VARIANT] [--alpha A] [--no-charts]\n"
+"usage: rlstat report <rundir> [--baseline VARIANT] [--alpha A]\n"
+"                     [--threshold PCT%] [--cost-threshold PCT%]\n"
+"                     [--no-charts]\n"
 "       rlstat summary <rundir>\n"
 "       rlstat regress <runA> <runB> [--threshold PCT%] [--alpha A]\n"
-"                      [--correction holm|none]\n"
+"                      [--cost-threshold PCT%] [--correction holm|none] [-v]\n"
+"       rlstat next <rundir> [--baseline VARIANT] [--threshold PCT%]\n"
+"                   [--max-iterations N]\n"
 "       rlstat validate <file.result.json>...\n"
+"       rlstat history import|show|rebuild|mail|trend ... (rlstat history\n"
+"                      --help)\n"
 "\n"
 "report   writes report.txt, report.html and the charts (*.png, *.svg) into\n"
 "         the run directory, replacing earlier report outputs only, and\n"
 "         prints the path of report.txt. Baseline default: stock.\n"
 "summary  prints ops/s and latency percentiles per point to stdout.\n"
-"regress  exit 1 if a metric of runB moved in its worse direction by more\n"
-"         than the threshold (default 2%) and significantly (Welch's t-test,\n"
-"         alpha 0.05, Holm-corrected over all metrics), or a point failed;\n"
-"         0 if none did; 2 on bad input or mismatched matrices.\n"
-"validate checks result documents against rlbench-result/1.\n";
+"regress  runB against runA: exit 1 FAIL (a gated metric regressed past\n"
+"         the threshold, default 2%, 0.25% for cost mode's insn/op,\n"
+"         significantly: one-sided Welch tests\n"
+"         on logs, Holm within the primary and secondary families; an\n"
+"         error counter or a failed point), 0 PASS (every gated metric's\n"
+"         95% upper bound of the regression below the threshold),\n"
+"         3 INCONCLUSIVE (neither), 2 bad input or mismatched matrices.\n"
+"next     prints the time-mode points still undecided against the\n"
+"         baseline by the sequential rule, one label a line.\n"
+"validate checks result documents against rlbench-result/1.\n"
+"history  the nightly history database, change points, trend charts, mail.\n";
 
 static void need_arg(int i, int argc, const char *opt)
 {
@@ -38,72 +52,52 @@ static void need_arg(int i, int argc, const char *opt)
 		die_input("%s needs a value", opt);
 }
 
-static int pick_baseline(const struct run *r, const char *want, bool given)
-{
-	int b = run_variant_index(r, want);
-	int i;
-
-	if (b >= 0)
-		return b;
-	/* one variant: nothing to compare, any baseline will do */
-	if (!given || r->nvariants == 1)
-		return 0;
-	fprintf(stderr, "rlstat: baseline \"%s\" is not in %s; its variants:",
-		want, r->dir);
-	for (i = 0; i < r->nvariants; i++)
-		fprintf(stderr, " %s", r->variants[i]);
-	fputc('\n', stderr);
-	exit(EXIT_BADINPUT);
-}
-
 /* Write path via a temporary file and rename, so readers never see half. */
 static void write_atomic(const char *path, int (*fn)(FILE *, void *),
 			 void *arg)
 {
 	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
-	FILE *f = fopen(tmp, "w");
+	FILE *f = fopen(tmp, "wx");
 
 	if (!f)
 		die_input("%s: cannot write: %s", tmp, strerror(errno));
+	tmp_track(tmp, false);
 	if (fn(f, arg) || fflush(f) || fsync(fileno(f)) || fclose(f) ||
-	    rename(tmp, path)) {
-		unlink(tmp);
+	    rename(tmp, path))
 		die_input("%s: write failed: %s", path, strerror(errno));
-	}
+	tmp_untrack(tmp);
 	free(tmp);
 }
 
-struct report_args {
-	const struct run *r;
-	int base;
-	double alpha;
+static int text_fn(FILE *f, void *p)
+{
+	return report_text(f, p);
+}
+
+struct html_args {
+	const struct rctx *x;
 	struct chart *charts;
 	int ncharts;
 };
 
-static int text_fn(FILE *f, void *p)
-{
-	struct report_args *a = p;
-
-	return report_text(f, a->r, a->base, a->alpha);
-}
-
 static int html_fn(FILE *f, void *p)
 {
-	struct report_args *a = p;
+	struct html_args *a = p;
 
-	return report_html(f, a->r, a->base, a->alpha, a->charts, a->ncharts);
+	return report_html(f, a->x, a->charts, a->ncharts);
 }
 
 static int cmd_report(int argc, char **argv)
 {
 	const char *dir = NULL, *baseline = "stock";
 	bool given = false, charts = true;
-	struct report_args a = { .alpha = 0.05 };
+	struct html_args h = { 0 };
+	struct rctx x = { 0 };
 	struct run *r;
 	char *txt, *html;
 	int i;
 
+	gate_init(&x.gt);
 	for (i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--baseline")) {
 			need_arg(i, argc, argv[i]);
@@ -111,7 +105,13 @@ static int cmd_report(int argc, char **argv)
 			given = true;
 		} else if (!strcmp(argv[i], "--alpha")) {
 			need_arg(i, argc, argv[i]);
-			a.alpha = parse_alpha(argv[++i]);
+			x.gt.alpha = parse_alpha(argv[++i]);
+		} else if (!strcmp(argv[i], "--threshold")) {
+			need_arg(i, argc, argv[i]);
+			x.gt.threshold_pct = parse_threshold(argv[++i]);
+		} else if (!strcmp(argv[i], "--cost-threshold")) {
+			need_arg(i, argc, argv[i]);
+			x.gt.cost_threshold_pct = parse_threshold(argv[++i]);
 		} else if (!strcmp(argv[i], "--no-charts")) {
 			charts = false;
 		} else if (argv[i][0] == '-' || dir) {
@@ -123,19 +123,21 @@ static int cmd_report(int argc, char **argv)
 	}
 	if (!dir)
 		die_input("report: missing run directory\n%s", usage);
-	r = run_load(dir, 1 - a.alpha);
-	a.r = r;
-	a.base = pick_baseline(r, baseline, given);
+	r = run_open(dir, 1 - x.gt.alpha);
+	x.r = r;
+	x.base = pick_baseline(r, baseline, given);
+	x.gt.sequential = run_is_sequential(r, &x.gt.max_iter);
+	x.it = gate_within(&x.gt, r, x.base, &x.nit);
+	h.x = &x;
 	txt = xasprintf("%s/report.txt", dir);
 	html = xasprintf("%s/report.html", dir);
 	if (!access(txt, F_OK))
 		fprintf(stderr, "rlstat: replacing the report outputs in %s\n",
 			dir);
-	if (charts && report_charts(r, a.base, a.alpha, &a.charts,
-				    &a.ncharts))
+	if (charts && report_charts(&x, &h.charts, &h.ncharts))
 		return EXIT_BADINPUT;
-	write_atomic(txt, text_fn, &a);
-	write_atomic(html, html_fn, &a);
+	write_atomic(txt, text_fn, &x);
+	write_atomic(html, html_fn, &h);
 	printf("%s\n", txt);
 	return 0;
 }
@@ -146,7 +148,7 @@ static int cmd_summary(int argc, char **argv)
 
 	if (argc != 3)
 		die_input("summary: expected one run directory\n%s", usage);
-	r = run_load(argv[2], 0.95);
+	r = run_open(argv[2], 0.95);
 	return report_summary(stdout, r) ? EXIT_BADINPUT : 0;
 }
 
@@ -165,6 +167,7 @@ static int cmd_validate(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	rl_gsl_handler_install();
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(usage, argc < 2 ? stderr : stdout);
 		return argc < 2 ? EXIT_BADINPUT : 0;
@@ -175,8 +178,12 @@ int main(int argc, char **argv)
 		return cmd_summary(argc, argv);
 	if (!strcmp(argv[1], "regress"))
 		return regress_main(argc, argv);
+	if (!strcmp(argv[1], "history"))
+		return history_main(argc, argv);
+	if (!strcmp(argv[1], "next"))
+		return next_main(argc, argv);
 	if (!strcmp(argv[1], "validate"))
 		return cmd_validate(argc, argv);
 	die_input("unknown command \"%s\"; accepted: report, summary, "
-		  "regress, validate", argv[1]);
+		  "regress, next, validate, history", argv[1]);
 }

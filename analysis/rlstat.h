@@ -14,12 +14,14 @@
 
 #define EXIT_MEASURED	1	/* regression, failed point */
 #define EXIT_BADINPUT	2	/* malformed input, missing prerequisite */
+#define EXIT_INCONCLUSIVE 3	/* regress: neither FAIL nor PASS */
 
 /* ---- stats.c: pure statistics, no I/O ---- */
 
 struct summary {
 	int n;
-	double mean;		/* harmonic for rates, arithmetic otherwise */
+	bool logscale;		/* mean is geometric, CI from the logs */
+	double mean;		/* geometric (logscale) or arithmetic */
 	double amean;		/* arithmetic mean, always */
 	double median, stddev, cv, min, max;
 	double ci_lo, ci_hi;	/* confidence interval of mean */
@@ -27,19 +29,26 @@ struct summary {
 
 struct welch {
 	bool valid;		/* false: fewer than 3 values on a side */
-	double t, df, p;
-	double diff;		/* mean(b) - mean(a), arithmetic */
-	double ci_lo, ci_hi;	/* CI of diff at 1 - alpha */
+	double t, df;
+	double p;		/* two-sided */
+	double p_greater;	/* one-sided, for mean(b) > mean(a) */
+	double p_less;		/* one-sided, for mean(b) < mean(a) */
+	double diff;		/* mean(b) - mean(a) */
+	double ci_lo, ci_hi;	/* two-sided CI of diff at 1 - alpha */
 	double se;
 };
 
-int stat_summary(const double *x, int n, bool rate, double conf,
+int stat_summary(const double *x, int n, bool logscale, double conf,
 		 struct summary *s);
 double stat_median(const double *x, int n);
 int stat_welch(const double *a, int na, const double *b, int nb,
 	       double alpha, struct welch *w);
-double stat_mde(double se, double df, double alpha, double power);
-double stat_power(double effect, double se, double df, double alpha);
+int stat_welch_floor(const double *a, int na, const double *b, int nb,
+		     double floor_a, double floor_b, double alpha,
+		     struct welch *w);
+double stat_nct_sf(double t, double df, double ncp);
+double stat_power(double effect, double se, double df, double level);
+double stat_mde(double se, double df, double level, double power);
 void stat_holm(const double *p, int m, double alpha, bool *reject);
 void stat_holm_adjust(const double *p, int m, double *padj);
 
@@ -58,7 +67,8 @@ bool lathist_next(const struct lathist *h, int *idx, double *upper_ns,
 
 /* ---- load.c: run directory -> groups ---- */
 
-enum mkind { MK_OPS, MK_BYTES, MK_LAT, MK_COUNTER };
+/* MK_INSN: cost mode's insn/op, 1e9 / ops_per_s (run_open) */
+enum mkind { MK_OPS, MK_BYTES, MK_LAT, MK_COUNTER, MK_INSN };
 
 struct metric_def {
 	char *name;		/* e.g. "read.ops_per_s" */
@@ -68,6 +78,7 @@ struct metric_def {
 	char *op;		/* op name, NULL for counters */
 	char *pct;		/* "99.9" for latency metrics */
 	char *counter;		/* counter name */
+	bool linear;		/* a value <= 0 somewhere: no log scale */
 };
 
 struct iter_val {
@@ -144,31 +155,102 @@ void *xcalloc(size_t n, size_t sz);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* ---- prep.c: a loaded run as the analysis sees it ---- */
+
+struct run *run_open(const char *dir, double conf);
+double metric_floor(const struct group_metric *gm, bool logscale);
+
 /* ---- cmp.c: comparisons shared by report and regress ---- */
 
+/*
+ * One metric, b against a. Rates, insn/op and latencies are compared on
+ * the log scale (ratio of geometric means); counters, and any metric with
+ * a value <= 0, on the linear scale (difference of arithmetic means).
+ * "reg" is how much worse b is: percent on the log scale, the metric's
+ * own unit on the linear scale; "limit" is the threshold on that scale.
+ */
 struct cmp {
-	const struct group_metric *a, *b;	/* a: baseline side */
+	const struct group_metric *a, *b;
 	struct welch w;
-	double pct;		/* change of table value, percent of a */
-	double ci_pct_lo, ci_pct_hi;
-	double mde_pct;		/* at the alpha used, 80% power */
-	bool sig;		/* p < alpha */
-	bool worse;		/* moved in the worse direction */
+	bool valid;		/* a test was made: >= 3 values a side */
+	bool logscale;
+	double va, vb;		/* geometric or arithmetic means */
+	double pct;		/* change of vb against va, %; NaN if va = 0 */
+	double ci_pct_lo, ci_pct_hi;	/* two-sided 1 - alpha CI of pct */
+	double abs;		/* vb - va */
+	double reg, ub, limit;	/* regression, its one-sided upper bound */
+	double p_worse, p_better;	/* one-sided p-values, uncorrected */
+	bool worse;		/* the estimate moved the worse way */
+	bool past;		/* reg beyond the limit */
+	bool within;		/* ub below the limit: equivalent */
+	double mde_pct;		/* one-sided, 80% power, at the level given */
 };
 
 void cmp_compute(struct cmp *c, const struct group_metric *a,
-		 const struct group_metric *b, double alpha);
+		 const struct group_metric *b, double alpha, double thr_pct,
+		 double level);
 double metric_scale(const struct metric_def *d, const char **unit);
 const char *metric_label(const struct metric_def *d, char *buf, size_t len);
 void fmt_value(char *buf, size_t len, double v);
 void fmt_pct(char *buf, size_t len, double pct);
+
+/* ---- gate.c: families, verdicts, the sequential rule ---- */
+
+enum family { FAM_PRIMARY, FAM_SECONDARY, FAM_OTHER, FAM_ERROR };
+enum verdict { V_PASS, V_INCONC, V_FAIL };
+
+struct gate {
+	double alpha, threshold_pct;
+	double cost_threshold_pct;	/* cost mode: insn/op is near exact */
+	double primary_share;	/* of alpha; the secondary family has the rest */
+	bool holm;		/* false: --correction none */
+	bool sequential;	/* alpha spent over looks n = 3..max_iter */
+	int max_iter;
+	double futility;	/* sequential: stop a point when p_worse >= */
+	bool no_mde;		/* simulations: skip the MDE (slow) */
+};
+
+struct gitem {
+	const struct group *ga, *gb;	/* a: reference side */
+	int mi, fam;
+	struct cmp c;
+	double padj;		/* family-corrected one-sided p of "worse" */
+	double padj_better;
+	double level;		/* the family's first Holm level at this n */
+	int v;			/* enum verdict */
+	bool better;		/* moved the better way, family-corrected */
+};
+
+void gate_init(struct gate *gt);
+int metric_family(const struct point *p, int mi);
+const char *family_name(int fam);
+const char *verdict_name(int v);
+double gate_weight(const struct gate *gt, int n);
+double gate_threshold(const struct gate *gt, const struct point *p);
+void gate_run(const struct gate *gt, struct gitem *it, int m);
+int gate_overall(const struct gitem *it, int m, int nfailed);
+bool gate_undecided(const struct gate *gt, const struct gitem *it);
+bool run_is_sequential(const struct run *r, int *max_iter);
+struct gitem *gate_within(const struct gate *gt, const struct run *r,
+			  int base, int *m);
+const struct gitem *gate_find(const struct gitem *it, int m,
+			      const struct group *gb, int mi);
 
 /* ---- outputs ---- */
 
 void put_point_line(FILE *f, const struct point *p);
 int *variant_order(const struct run *r, int base);
 void report_meta_lines(FILE *f, const struct run *r);
-int report_text(FILE *f, const struct run *r, int base, double alpha);
+/* What report.txt, report.html and the charts are made from. */
+struct rctx {
+	const struct run *r;
+	int base;		/* baseline variant */
+	struct gate gt;
+	struct gitem *it;	/* every variant against the baseline */
+	int nit;
+};
+
+int report_text(FILE *f, const struct rctx *x);
 int report_summary(FILE *f, const struct run *r);
 struct chart {
 	char *name;		/* file name without .png/.svg */
@@ -177,19 +259,44 @@ struct chart {
 };
 enum { CH_TPUT, CH_REL, CH_LAT, CH_CDF };
 
-int report_charts(const struct run *r, int base, double alpha,
-		  struct chart **charts, int *ncharts);
-int report_html(FILE *f, const struct run *r, int base, double alpha,
-		const struct chart *charts, int ncharts);
+int report_charts(const struct rctx *x, struct chart **charts, int *ncharts);
+int report_html(FILE *f, const struct rctx *x, const struct chart *charts,
+		int ncharts);
+void report_verdict_text(FILE *f, const struct rctx *x);
+int report_overall(const struct rctx *x);
+struct gmrow {			/* mmtests-style summary of one variant */
+	int npts;
+	double ratio, lo, hi;	/* geometric mean of ratios, CI */
+};
+bool matrix_gmean(const struct rctx *x, int v, const char *mode,
+		  struct gmrow *g);
+int next_main(int argc, char **argv);
+
+/* ---- ocsim.c: the gate's operating characteristics by simulation ---- */
+
+struct ocsim {
+	int points;		/* points in the matrix, one candidate variant */
+	double cv;		/* per-boot CV of the main rate, all sources */
+	double boot_share;	/* of its variance: the boot's shared offset */
+	double p99_mult;	/* per-boot CV of p99 over that of the rate */
+	double effect;		/* candidate's rate change, e.g. -0.05 */
+	bool all_points;	/* the effect at every point, else at one */
+	int n0, nmax;		/* fixed: n0 == nmax; sequential: n0..nmax */
+	bool naive;		/* sequential looks without spending alpha */
+	struct gate gt;
+};
+
+struct ocres {
+	double fail, pass, inconc;	/* fractions of runs */
+	double iters;			/* mean iterations per point and side */
+};
+
+void oc_init(struct ocsim *s);
+void oc_run(const struct ocsim *s, unsigned long seed, int trials,
+	    struct ocres *res);
 int regress_main(int argc, char **argv);
 double parse_alpha(const char *s);
-
-/* The gate's decision over m comparisons; regressions marked in reg[]. */
-struct gate {
-	double alpha, threshold_pct;
-	bool holm;
-};
-int gate_eval(const struct gate *gt, const struct cmp *c, int m,
-	      double *padj, bool *reg);
+double parse_threshold(const char *s);
+int pick_baseline(const struct run *r, const char *want, bool given);
 
 #endif

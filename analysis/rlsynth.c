@@ -32,12 +32,20 @@ struct opts {
 	double effect[MAXV];		/* percent change of throughput */
 	int samples;			/* latency samples per op and iteration */
 	char *fail;			/* "variant:point:iteration" */
+	double boot_noise;		/* CV of a boot's shared offset */
+	double cost_noise;		/* CV of insn/op in cost mode */
+	const char *mode;		/* NULL (no env.mode), time, cost, both */
+	int effect_point;		/* -1: effects at every point */
+	int sequential;			/* > 0: meta says iterations auto */
+	double *boot[2];		/* [mode][variant * iterations + it] */
 };
 
 static const char usage[] =
 "usage: rlsynth <dir> [--seed N] [--variants a,b] [--threads 1,2]\n"
 "               [--iterations N] [--noise CV] [--effect VARIANT=PCT]...\n"
-"               [--samples N] [--fail VARIANT:POINT:ITER] [--name NAME]\n";
+"               [--samples N] [--fail VARIANT:POINT:ITER] [--name NAME]\n"
+"               [--boot-noise CV] [--mode time|cost|both] [--cost-noise CV]\n"
+"               [--effect-point N] [--sequential MAX]\n";
 
 static void split_list(char *s, char **out, int max, int *n)
 {
@@ -65,6 +73,8 @@ static void parse(int argc, char **argv, struct opts *o)
 	o->iterations = 3;
 	o->noise = 0.03;
 	o->samples = 4000;
+	o->cost_noise = 0.0002;
+	o->effect_point = -1;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -95,6 +105,21 @@ static void parse(int argc, char **argv, struct opts *o)
 			o->samples = atoi(v);
 		else if (!strcmp(a, "--fail"))
 			o->fail = (char *)v;
+		else if (!strcmp(a, "--boot-noise"))
+			o->boot_noise = atof(v);
+		else if (!strcmp(a, "--cost-noise"))
+			o->cost_noise = atof(v);
+		else if (!strcmp(a, "--effect-point"))
+			o->effect_point = atoi(v);
+		else if (!strcmp(a, "--sequential"))
+			o->sequential = atoi(v);
+		else if (!strcmp(a, "--mode")) {
+			if (strcmp(v, "time") && strcmp(v, "cost") &&
+			    strcmp(v, "both"))
+				die_input("--mode %s: accepted are time, cost, "
+					  "both", v);
+			o->mode = v;
+		}
 		else if (!strcmp(a, "--effect") && (eq = strchr(v, '='))) {
 			for (k = 0; k < o->nvariants; k++)
 				if (!strncmp(o->variants[k], v, eq - v) &&
@@ -103,7 +128,8 @@ static void parse(int argc, char **argv, struct opts *o)
 		} else
 			die_input("unknown option %s\n%s", a, usage);
 	}
-	if (!o->dir || o->iterations < 1 || o->nvariants < 1)
+	if (!o->dir || o->iterations < 1 || o->nvariants < 1 ||
+	    o->boot_noise < 0 || o->cost_noise < 0)
 		die_input("bad arguments\n%s", usage);
 }
 
@@ -166,12 +192,17 @@ static json_t *metrics_json(void)
 	return m;
 }
 
+/* Per-thread op rates of the model, and instructions per op in cost mode. */
+static const double per_thread[] = { 21000, 9000 };
+static const double insn_per_op[] = { 52000, 118000 };
+
 static json_t *result(const struct opts *o, gsl_rng *rng, int v, int t,
-		      int it)
+		      int it, bool cost)
 {
 	static const char *const ops[] = { "read", "write" };
-	double per_thread[] = { 21000, 9000 };
-	double scale = 1 + o->effect[v] / 100;
+	double scale = 1 + (o->effect_point < 0 || o->effect_point == t ?
+			    o->effect[v] / 100 : 0);
+	double boot = o->boot[cost][v * o->iterations + it - 1];
 	int th = o->threads[t];
 	json_t *j, *oa = json_array();
 	char rel[64];
@@ -180,11 +211,23 @@ static json_t *result(const struct opts *o, gsl_rng *rng, int v, int t,
 	for (k = 0; k < 2; k++) {
 		/* more threads scale sub-linearly, as they do on 2 cpus */
 		double rate = per_thread[k] * th / (1 + 0.3 * (th - 1)) * scale *
-			      (1 + gsl_ran_gaussian(rng, o->noise));
-		double med = 1e9 * th / rate * 0.8;
+			      boot * (1 + gsl_ran_gaussian(rng, o->noise));
+		double med = 1e9 * th / rate * 0.8, count = rate * 10;
 
+		if (cost) {
+			/*
+			 * One virtual clock for all vCPUs: the point's rate is
+			 * 1e9 / insn per op, counted over 10 s of it.
+			 */
+			rate = 1e9 / (insn_per_op[k] * (1 + 0.05 * (th - 1))) *
+			       scale * boot *
+			       (1 + gsl_ran_gaussian(rng, o->cost_noise));
+			count = round(rate * 10);
+			rate = count / 10;
+			med = 1e9 * th / rate * 0.8;
+		}
 		json_array_append_new(oa, json_pack("{s:s,s:I,s:f,s:f,s:o}",
-			"name", ops[k], "count", (json_int_t)(rate * 10),
+			"name", ops[k], "count", (json_int_t)count,
 			"ops_per_s", rate, "bytes_per_s", rate * 4096,
 			"lat_ns", lat_json(rng, med, o->samples)));
 	}
@@ -204,7 +247,31 @@ static json_t *result(const struct opts *o, gsl_rng *rng, int v, int t,
 		"metrics", metrics_json(),
 		"verify", "enabled", 1, "checked", 1000, "errors", 0,
 		"first_error", "status", "ok");
+	if (o->mode)
+		json_object_set_new(json_object_get(j, "env"), "mode",
+				    json_string(cost ? "cost" : "time"));
 	return j;
+}
+
+/*
+ * A boot's offset: every point and op it runs shares it (host drift, page
+ * placement, boot-time layout), so it enters between boots, never within.
+ * Drawn from a generator of its own: without --boot-noise the results are
+ * those of earlier versions, byte for byte.
+ */
+static void boot_offsets(struct opts *o)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	int m, i, n = o->nvariants * o->iterations;
+
+	gsl_rng_set(rng, o->seed * 7919 + 17);
+	for (m = 0; m < 2; m++) {
+		o->boot[m] = xcalloc(n, sizeof(double));
+		for (i = 0; i < n; i++)
+			o->boot[m][i] = o->boot_noise > 0 && !m ?
+				exp(gsl_ran_gaussian(rng, o->boot_noise)) : 1;
+	}
+	gsl_rng_free(rng);
 }
 
 static void mark_failed(json_t *j)
@@ -222,10 +289,38 @@ static void write_json(const char *path, json_t *j, size_t flags)
 	json_decref(j);
 }
 
+/* Boots interleave: ABBA blocks over the variants, as the runner does. */
+static void meta_order(const struct opts *o, json_t *meta)
+{
+	json_t *order = json_array();
+	int it, k, v, m;
+
+	for (it = 1; it <= o->iterations; it++)
+		for (m = 0; m < 2; m++) {
+			if ((!m && o->mode && !strcmp(o->mode, "cost")) ||
+			    (m && (!o->mode || strcmp(o->mode, "time") == 0)))
+				continue;
+			for (k = 0; k < o->nvariants; k++) {
+				v = it % 2 ? k : o->nvariants - 1 - k;
+				json_array_append_new(order, json_pack(
+					"{s:s,s:s,s:i}", "variant",
+					o->variants[v], "mode", m ? "cost" :
+					"time", "iteration", it));
+			}
+		}
+	json_object_set_new(meta, "boot_order", order);
+	json_object_set_new(meta, "seed", json_integer(o->seed));
+	if (o->sequential) {
+		json_object_set_new(meta, "iterations", json_string("auto"));
+		json_object_set_new(meta, "max_iterations",
+				    json_integer(o->sequential));
+	}
+}
+
 /* The shape runners/run writes. */
 static void write_meta(const struct opts *o)
 {
-	json_t *vs = json_array();
+	json_t *vs = json_array(), *meta;
 	char rel[64], *p;
 	int v;
 
@@ -236,7 +331,7 @@ static void write_meta(const struct opts *o)
 			"config_sha256", "0123abcd", "accel", "tcg"));
 	}
 	p = xasprintf("%s/meta.json", o->dir);
-	write_json(p, json_pack("{s:s,s:s,s:s,s:s,s:{s:s,s:b,s:s},"
+	meta = json_pack("{s:s,s:s,s:s,s:s,s:{s:s,s:b,s:s},"
 				"s:{s:s,s:i,s:i,s:s},s:o,s:s,s:s}",
 		"schema", "rlbench-meta/1", "name", o->name, "runner", "qemu",
 		"matrix", "synthetic.matrix",
@@ -245,7 +340,10 @@ static void write_meta(const struct opts *o)
 		"host", "cpu_model", "Synthetic CPU @ 2.0GHz", "cpus", 2,
 		"mem_mb", 24576, "kernel", "6.18.0",
 		"variants", vs, "started", "2026-12-03T08:00:00Z",
-		"ended", "2026-12-03T09:00:00Z"), JSON_INDENT(2));
+		"ended", "2026-12-03T09:00:00Z");
+	if (o->mode || o->boot_noise > 0 || o->sequential)
+		meta_order(o, meta);
+	write_json(p, meta, JSON_INDENT(2));
 	free(p);
 }
 
@@ -254,8 +352,9 @@ int main(int argc, char **argv)
 	struct opts o;
 	gsl_rng *rng;
 	char *p, fv[64];
-	int v, t, it, fp = -1, fi = -1;
+	int v, t, it, m, fp = -1, fi = -1;
 
+	rl_gsl_handler_install();
 	parse(argc, argv, &o);
 	if (o.fail && sscanf(o.fail, "%63[^:]:%d:%d", fv, &fp, &fi) != 3)
 		die_input("--fail %s: expected VARIANT:POINT:ITER", o.fail);
@@ -264,24 +363,33 @@ int main(int argc, char **argv)
 	gsl_rng_env_setup();
 	rng = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(rng, o.seed);
+	boot_offsets(&o);
 	write_meta(&o);
 	for (v = 0; v < o.nvariants; v++) {
 		p = xasprintf("%s/%s", o.dir, o.variants[v]);
 		if (mkdir(p, 0777) && errno != EEXIST)
 			die_input("%s: cannot create: %s", p, strerror(errno));
 		free(p);
-		for (t = 0; t < o.nthreads; t++)
-			for (it = 1; it <= o.iterations; it++) {
-				json_t *j = result(&o, rng, v, t, it);
+		for (m = 0; m < 2; m++) {
+			/* m = 1: cost mode, files p<N>-dio-cost-i<N> */
+			if ((!m && o.mode && !strcmp(o.mode, "cost")) ||
+			    (m && (!o.mode || !strcmp(o.mode, "time"))))
+				continue;
+			for (t = 0; t < o.nthreads; t++)
+				for (it = 1; it <= o.iterations; it++) {
+					json_t *j = result(&o, rng, v, t, it, m);
 
-				if (o.fail && !strcmp(fv, o.variants[v]) &&
-				    fp == t && fi == it)
-					mark_failed(j);
-				p = xasprintf("%s/%s/p%03d-dio-i%d.result.json",
-					      o.dir, o.variants[v], t, it);
-				write_json(p, j, JSON_COMPACT);
-				free(p);
-			}
+					if (o.fail && !strcmp(fv, o.variants[v]) &&
+					    fp == t && fi == it)
+						mark_failed(j);
+					p = xasprintf("%s/%s/p%03d-dio%s-i%d."
+						      "result.json", o.dir,
+						      o.variants[v], t,
+						      m ? "-cost" : "", it);
+					write_json(p, j, JSON_COMPACT);
+					free(p);
+				}
+		}
 	}
 	gsl_rng_free(rng);
 	return 0;

@@ -58,8 +58,8 @@ static void test_descriptive(void)
 	struct summary s;
 
 	stat_summary(h, 3, true, 0.95, &s);
-	ok(near(s.mean, 3 / 1.75, 1e-12), "harmonic mean of 1,2,4 is 12/7 "
-	   "(%.9f)", s.mean);
+	ok(near(s.mean, 2, 1e-12) && s.logscale, "geometric mean of 1,2,4 "
+	   "is 2 (%.9f)", s.mean);
 	ok(near(s.amean, 7 / 3.0, 1e-12), "arithmetic mean of 1,2,4 is 7/3");
 	ok(s.min == 1 && s.max == 4 && s.n == 3, "min, max, n");
 	/* sample (n - 1) standard deviation: sqrt(32 / 7) */
@@ -72,17 +72,16 @@ static void test_descriptive(void)
 	stat_summary(h, 1, true, 0.95, &s);
 	ok(s.n == 1 && isnan(s.ci_lo) && s.stddev == 0,
 	   "one value: no CI, stddev 0");
-	/* harmonic-mean CI: the t interval of 1/x, inverted */
+	/* geometric-mean CI: the t interval of the mean log, mapped back */
 	stat_summary(h, 3, true, 0.95, &s);
 	{
-		double r[] = { 1, 0.5, 0.25 };
-		double mr = 1.75 / 3, sr = gsl_stats_sd(r, 1, 3);
-		double half = gsl_cdf_tdist_Pinv(0.975, 2) * sr / sqrt(3);
+		double half = gsl_cdf_tdist_Pinv(0.975, 2) * log(2) / sqrt(3);
 
-		ok(near(s.ci_lo, 1 / (mr + half), 1e-12) &&
-		   (isinf(s.ci_hi) || near(s.ci_hi, 1 / (mr - half), 1e-9)),
-		   "harmonic mean CI from reciprocals [%.4f, %.4f]",
-		   s.ci_lo, s.ci_hi);
+		/* logs 0, ln 2, 2 ln 2: mean ln 2, sd ln 2 */
+		ok(near(s.ci_lo, 2 * exp(-half), 1e-12) &&
+		   near(s.ci_hi, 2 * exp(half), 1e-12),
+		   "geometric mean CI from the logs [%.4f, %.4f]", s.ci_lo,
+		   s.ci_hi);
 	}
 }
 
@@ -155,7 +154,6 @@ static void test_edges(void)
 	double p2[] = { NAN, 0.001 };
 	bool rej[4];
 	struct welch w;
-	double mde;
 
 	ok(stat_welch(a, 3, b, 2, 0.05, &w) < 0 && !w.valid,
 	   "Welch refuses fewer than 3 values on a side");
@@ -174,133 +172,94 @@ static void test_edges(void)
 	stat_holm_adjust(p2, 2, adj);
 	ok(isnan(adj[0]) && adj[1] == 0.001, "untested metrics are not "
 	   "counted in the family");
-	mde = stat_mde(1.0, 8, 0.05, 0.8);
-	ok(near(stat_power(mde, 1.0, 8, 0.05), 0.8, 0.01),
-	   "power at the MDE is 80%% (%.3f)", stat_power(mde, 1.0, 8, 0.05));
 }
 
-/* One synthetic metric pair: throughput with multiplicative noise. */
-struct sim {
-	struct metric_def def;
-	struct group_metric a, b;
-	double va[64], vb[64];
-};
-
-static void sim_draw(struct sim *s, gsl_rng *rng, int n, double cv,
-		     double effect, double cv_b)
-{
-	int i;
-
-	s->def = (struct metric_def){ .name = "x.ops_per_s", .unit = "ops/s",
-				      .higher_is_better = true,
-				      .kind = MK_OPS };
-	for (i = 0; i < n; i++) {
-		s->va[i] = 1000 * (1 + gsl_ran_gaussian(rng, cv));
-		s->vb[i] = 1000 * (1 + effect) *
-			   (1 + gsl_ran_gaussian(rng, cv_b));
-	}
-	s->a = (struct group_metric){ .def = &s->def, .vals = s->va,
-				      .nvals = n };
-	s->b = (struct group_metric){ .def = &s->def, .vals = s->vb,
-				      .nvals = n };
-	stat_summary(s->va, n, true, 0.95, &s->a.s);
-	stat_summary(s->vb, n, true, 0.95, &s->b.s);
-	s->a.value = s->a.s.mean;
-	s->b.value = s->b.s.mean;
-}
-
-/* Fraction of trials in which the gate fails a run of m metrics. */
-static double gate_rate(gsl_rng *rng, int trials, int m, int n, double cv,
-			double effect, bool holm)
-{
-	struct gate gt = { .alpha = 0.05, .threshold_pct = 2, .holm = holm };
-	struct sim *s = xcalloc(m, sizeof(*s));
-	struct cmp *c = xcalloc(m, sizeof(*c));
-	double *padj = xcalloc(m, sizeof(double));
-	bool *reg = xcalloc(m, sizeof(bool));
-	int t, k, fails = 0;
-
-	for (t = 0; t < trials; t++) {
-		for (k = 0; k < m; k++) {
-			/* the effect is planted in the first metric only */
-			sim_draw(&s[k], rng, n, cv, k ? 0 : effect, cv);
-			cmp_compute(&c[k], &s[k].a, &s[k].b, gt.alpha);
-		}
-		fails += gate_eval(&gt, c, m, padj, reg) > 0;
-	}
-	free(s);
-	free(c);
-	free(padj);
-	free(reg);
-	return (double)fails / trials;
-}
-
-/* Three binomial standard deviations at rate p over n trials. */
-static double tol3(double p, int n)
-{
-	return 3 * sqrt(p * (1 - p) / n);
-}
-
-static void test_simulation(void)
+/*
+ * Power and MDE of the one-sided test, checked against things that do
+ * not use stat_power's formula: the central t (ncp 0), the normal limit,
+ * a Monte Carlo draw of the noncentral t, and the rejection rate of the
+ * pooled t-test itself at the MDE (exactly noncentral t distributed).
+ */
+static void test_power(void)
 {
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-	const int T = 20000;
-	struct sim s;
-	struct welch w;
-	double rate, pred, se, mde;
-	int t, rej;
+	const int T = 200000, S = 40000;
+	double a[3], b[3], sd = 0.03, se, lvl = 0.05 / 17, mde, old, sp, t;
+	int i, k, hit, hit_old;
+	double tq;
 
-	gsl_rng_set(rng, 20261203);
-	/* A/A, equal noise: Welch rejects at rate alpha */
-	for (t = rej = 0; t < T; t++) {
-		sim_draw(&s, rng, 5, 0.03, 0, 0.03);
-		stat_welch(s.va, 5, s.vb, 5, 0.05, &w);
-		rej += w.p < 0.05;
+	gsl_rng_set(rng, 42);
+	ok(near(stat_nct_sf(1.5, 7, 0), gsl_cdf_tdist_Q(1.5, 7), 1e-12),
+	   "noncentral t with ncp 0 is Student's t");
+	ok(near(stat_nct_sf(2.0, 1e6, 1.0), gsl_cdf_ugaussian_Q(1.0), 1e-4),
+	   "noncentral t, df -> inf: P(Z + 1 > 2) = %.5f",
+	   stat_nct_sf(2.0, 1e6, 1.0));
+	for (i = hit = 0; i < T; i++) {
+		double z = gsl_ran_gaussian(rng, 1) + 2.5;
+		double v = gsl_ran_chisq(rng, 4);
+
+		hit += z / sqrt(v / 4) > 2.132;
 	}
-	rate = (double)rej / T;
-	/* Welch is slightly conservative for small, equal samples */
-	ok(rate <= 0.05 + tol3(0.05, T) && rate >= 0.035, "A/A, N=5: Welch "
-	   "false-alarm rate %.4f in [0.035, 0.05 + %.4f]", rate,
-	   tol3(0.05, T));
-	/* A/A, unequal noise (1% vs 6%), where Student's test is wrong */
-	for (t = rej = 0; t < T; t++) {
-		sim_draw(&s, rng, 6, 0.01, 0, 0.06);
-		stat_welch(s.va, 6, s.vb, 6, 0.05, &w);
-		rej += w.p < 0.05;
+	ok(near(stat_nct_sf(2.132, 4, 2.5), (double)hit / T,
+		3 * sqrt(0.25 / T)), "noncentral t (df 4, ncp 2.5) upper tail "
+	   "%.4f, Monte Carlo %.4f", stat_nct_sf(2.132, 4, 2.5),
+	   (double)hit / T);
+	/* N = 3 a side, one-sided at the level of Holm's first step of 17 */
+	se = sd * sqrt(2.0 / 3);
+	mde = stat_mde(se, 4, lvl, 0.8);
+	ok(near(stat_power(mde, se, 4, lvl), 0.8, 1e-6),
+	   "stat_mde inverts stat_power");
+	/* the previous formula: two-sided quantiles, normal approximation */
+	old = (gsl_cdf_tdist_Pinv(1 - lvl / 2, 4) +
+	       gsl_cdf_tdist_Pinv(0.8, 4)) * se;
+	tq = gsl_cdf_tdist_Pinv(1 - lvl, 4);
+	for (i = hit = hit_old = 0; i < S; i++) {
+		for (k = 0; k < 2; k++) {
+			double shift = k ? mde : old;
+
+			a[0] = gsl_ran_gaussian(rng, sd);
+			a[1] = gsl_ran_gaussian(rng, sd);
+			a[2] = gsl_ran_gaussian(rng, sd);
+			b[0] = shift + gsl_ran_gaussian(rng, sd);
+			b[1] = shift + gsl_ran_gaussian(rng, sd);
+			b[2] = shift + gsl_ran_gaussian(rng, sd);
+			sp = sqrt((gsl_stats_variance(a, 1, 3) +
+				   gsl_stats_variance(b, 1, 3)) / 2);
+			t = (gsl_stats_mean(b, 1, 3) - gsl_stats_mean(a, 1, 3)) /
+			    (sp * sqrt(2.0 / 3));
+			if (k)
+				hit += t > tq;
+			else
+				hit_old += t > tq;
+		}
 	}
-	rate = (double)rej / T;
-	ok(rate <= 0.05 + tol3(0.05, T), "A/A, unequal variances: Welch "
-	   "false-alarm rate %.4f <= 0.05 + %.4f", rate, tol3(0.05, T));
-	/* the whole gate over a 24-metric matrix, many seeds */
-	rate = gate_rate(rng, 4000, 24, 5, 0.03, 0, true);
-	ok(rate <= 0.05 + tol3(0.05, 4000), "A/A, 24 metrics: gate "
-	   "false-alarm rate %.4f <= alpha", rate);
-	/* without the correction it would not be: the check can fail */
-	rate = gate_rate(rng, 2000, 24, 5, 0.03, 0, false);
-	ok(rate > 0.05 + tol3(0.05, 2000), "A/A, 24 metrics, uncorrected: "
-	   "false-alarm rate %.4f > alpha (why the gate corrects)", rate);
-	/*
-	 * Planted 5% regression, noise CV 2.5%, N = 5: the MDE at this N
-	 * and noise is about 5%, so the gate should catch it about as often
-	 * as the power formula predicts (80% at the MDE).
-	 */
-	se = 0.025 * sqrt(2.0 / 5);
-	mde = stat_mde(se, 8, 0.05, 0.8);
-	pred = stat_power(0.05, se, 8, 0.05);
-	rate = gate_rate(rng, 4000, 1, 5, 0.025, -0.05, true);
-	ok(near(rate, pred, 0.05 + tol3(pred, 4000)), "planted -5%%, CV "
-	   "2.5%%, N=5: detected %.3f, predicted %.3f (MDE %.2f%%)", rate,
-	   pred, mde * 100);
-	/* among 8 metrics Holm's first step works at alpha / 8 */
-	pred = stat_power(0.05, se, 8, 0.05 / 8);
-	rate = gate_rate(rng, 4000, 8, 5, 0.025, -0.05, true);
-	ok(near(rate, pred, 0.05 + tol3(pred, 4000)), "planted -5%% among "
-	   "8 metrics: detected %.3f, predicted %.3f", rate, pred);
-	/* an improvement is never a regression */
-	rate = gate_rate(rng, 2000, 1, 5, 0.025, 0.10, true);
-	ok(rate <= tol3(0.01, 2000), "planted +10%% improvement: gate "
-	   "fails %.4f of runs", rate);
+	ok(near((double)hit / S, 0.8, 3 * sqrt(0.16 / S)), "N=3, level "
+	   "%.4f: the test detects the MDE (%.2f%%) in %.4f of runs (0.8)",
+	   lvl, mde * 100, (double)hit / S);
+	ok(!near((double)hit_old / S, 0.8, 0.05), "the former MDE formula "
+	   "(%.2f%%) gets %.3f, not 0.8, at the level the gate uses",
+	   old * 100, (double)hit_old / S);
 	gsl_rng_free(rng);
+}
+
+/* Quantised values: a floor on the variance, never p = 0. */
+static void test_floor(void)
+{
+	double a[] = { 10047, 10047, 10047 }, b[] = { 10367, 10367, 10367 };
+	double la[3], lb[3], q = 1.0 / 64;
+	struct welch w;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		la[i] = log(a[i]);
+		lb[i] = log(b[i]);
+	}
+	stat_welch_floor(la, 3, lb, 3, q * q / 12, q * q / 12, 0.05, &w);
+	ok(w.valid && w.p > 0 && w.ci_hi > w.ci_lo && isfinite(w.t),
+	   "one bucket a side, two buckets apart: p = %.3g, CI [%.4f, %.4f]",
+	   w.p, w.ci_lo, w.ci_hi);
+	ok(near(w.se, sqrt(2 * q * q / 12 / 3), 1e-12), "the floor is the "
+	   "rounding variance q^2/12 of each value");
 }
 
 int main(void)
@@ -308,7 +267,8 @@ int main(void)
 	test_descriptive();
 	test_references();
 	test_edges();
-	test_simulation();
+	test_power();
+	test_floor();
 	printf("1..%d\n", ntest);
 	return nfail ? 1 : 0;
 }

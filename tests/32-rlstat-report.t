@@ -4,7 +4,7 @@
 # and how long analysis of a few hundred results takes.
 . "$(dirname "$0")/lib/tap.sh"
 [ -x analysis/rlstat ] || make -s -C analysis >/dev/null || exit 2
-plan 14
+plan 17
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -26,10 +26,14 @@ awk 'length($0) >= 80 { bad = 1 } / $/ { bad = 1 } END { exit bad }' "$tmp/run-s
 ok $? "report.txt: every line under 80 columns, no trailing blanks"
 
 txt=$(cat "$tmp/run-small/report.txt")
-like "$txt" $'\n''Hmean read ops/s    [ 0-9.]+ \(  0\.00%\)  [ 0-9.]+ \( *-?[0-9.]+%\) \*[ 0-9.]+ \( *-[0-9.]+%\)\*' \
-	"the planted 8% rangelock slowdown is marked significant, baseline first"
+like "$txt" $'\n''Gmean read ops/s    [ 0-9.]+ \(  0\.00%\)  [ 0-9.]+ \( *-?[0-9.]+%\) \*[ 0-9.]+ \( *-[0-9.]+%\)\*' \
+	"the planted 8% rangelock slowdown is starred (the gate FAILs it), baseline first"
 like "$txt" "FAILED 1/3" "the failed iteration is shown, not averaged away"
-like "$txt" "Welch's two-sided t-test on the per-iteration values, alpha 0.05" "legend names the test and alpha"
+like "$txt" "one-sided Welch tests on"$'\n'"the logs, Holm within each family, alpha 0.05 split 0.04/0.01" "legend names the test, the correction and alpha"
+like "$txt" $'\nVerdict:     FAIL against stock' "the verdict comes before the tables"
+like "$txt" $'\n  Verdict +INCONCLUSIVE +FAIL\n' "a gated metric's cells say FAIL or INCONCLUSIVE"
+like "$txt" $'\nGmean ratio +[0-9.]+ \(n=2\) +[0-9.]+ \(n=2\) +[0-9.]+ \(n=1\)\n  CI95 +\[[0-9.]+, [0-9.]+\]' \
+	"summary rows: geometric mean of the ratios per variant, with its CI"
 
 run $R report "$tmp/run-small" --no-charts --baseline rangelock
 [ "$RC" = 0 ] && head -5 "$tmp/run-small/report.txt" | grep -q '^Kernels:     rangelock ' &&
@@ -41,11 +45,11 @@ run $R summary "$tmp/run-small"
 	[[ $OUT == *"rwsem-range  FAILED 1/3"* ]] && [ "$(grep -c '^  stock ' <<<"$OUT")" = 4 ]
 ok $? "summary: one line per point, variant and op; failures shown"
 
-# Percentiles come from the histogram merged over iterations: iteration 1
-# has 200 reads at 10 us, iterations 2 and 3 have 100 each at 1 ms. The
-# merged p50 is 10 us; averaging per-iteration p50s would say 670 us and
-# their median 1 ms. (Bucket 526 holds 9984..10111 ns, 954 999424..1007615.)
+# The summary's percentiles come from the histogram merged over
+# iterations: iteration 1 has 200 reads at 10 us, iterations 2 and 3 have
+# 100 each at 1 ms. The merged p50 is 10 us. (Bucket 526 holds 9984..10111 ns, 954 999424..1007615.)
 mkdir -p "$tmp/merge/stock"
+jq '.variants |= map(select(.name == "stock"))' $fx/meta.json >"$tmp/merge/meta.json"
 for i in 1 2 3; do
 	if [ $i = 1 ]; then h='{"526": 200}'; else h='{"954": 100}'; fi
 	jq -c --argjson h "$h" '(.ops[] | select(.name == "read") | .lat_ns.hist.counts) = $h' \
@@ -54,8 +58,12 @@ done
 run $R summary "$tmp/merge"
 like "$(grep '^  stock        read' <<<"$OUT")" '^  stock +read +[0-9.]+ +[0-9.]+% +10\.0 +1003\.5 +1003\.5 +3$' \
 	"summary p50/p99/p99.9 from the merged histogram"
+# The report's p50 is one statistic for test and print alike: the
+# geometric mean of the per-boot p50s (bucket midpoints 10047 and
+# 1003519 ns): (10047 * 1003519^2)^(1/3) ns.
 run $R report "$tmp/merge" --no-charts
-like "$(cat "$tmp/merge/report.txt")" $'\n''p50 read us +10\.05 ' "report p50 from the merged histogram"
+want=$(awk 'BEGIN { printf "%.2f", exp((log(10047) + 2 * log(1003519)) / 3) / 1000 }')
+like "$(cat "$tmp/merge/report.txt")" $'\n''p50 read us +'"$want " "report p50: geometric mean of per-boot p50s ($want us)"
 
 # The fixture is what the committed generator makes.
 analysis/rlsynth "$tmp/regen" --seed 7 --variants stock,imutex,rangelock,rwsem-range \

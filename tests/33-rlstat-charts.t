@@ -3,7 +3,7 @@
 # them and fetches nothing from the network.
 . "$(dirname "$0")/lib/tap.sh"
 [ -x analysis/rlstat ] || make -s -C analysis >/dev/null || exit 2
-plan 11
+plan 13
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -23,7 +23,7 @@ for c in $want; do
 	done
 done
 is "$missing" "" "all 20 chart files exist and are non-empty"
-n=$(ls "$tmp/run"/*.png "$tmp/run"/*.svg | wc -l)
+n=$(find "$tmp/run" -maxdepth 1 \( -name '*.png' -o -name '*.svg' \) | wc -l)
 is "$n" 20 "no other chart files"
 bad=
 for f in "$tmp/run"/*.png; do
@@ -47,6 +47,14 @@ is "$miss" "" "report.html shows every chart"
 ok $? "report.html: no network references, no scripts"
 [[ $html == *"Synthetic CPU @ 2.0GHz"* ]] && [[ $html == *"0123456789abcdef"* ]] && [[ $html == *"Welch"* ]]
 ok $? "report.html has provenance from meta.json and the tables"
-ls -a "$tmp/run" | grep -q '^\.rlstat-charts'
-ok $((!$?)) "no temporary chart directory left behind"
+v=$(grep -bo '<h2>Verdict: ' "$tmp/run/report.html" | head -1 | cut -d: -f1)
+i=$(grep -bo '<img ' "$tmp/run/report.html" | head -1 | cut -d: -f1)
+[ -n "$v" ] && [ -n "$i" ] && [ "$v" -lt "$i" ] &&
+	grep -q 'moved (FAIL) *rangelock *p000-dio' "$tmp/run/report.html"
+ok $? "report.html opens with the verdict (what moved, what is undecided) before any chart"
+grep -q "geometric mean of per-boot values, 95% CI" "$tmp/run/lat-p000-dio-read.svg" &&
+	grep -q "ratio of geometric means" "$tmp/run/relative-throughput.svg"
+ok $? "lat-* and relative-* charts say which statistic and CI they draw"
+[ -z "$(find "$tmp/run" -maxdepth 1 -name '.rlstat-charts*')" ]
+ok $? "no temporary chart directory left behind"
 done_testing

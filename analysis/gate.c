@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The gate's decision, shared by regress, report and next.
+ *
+ * Families: per point, the main rate (the first op's ops/s, or insn/op in
+ * cost mode) is the primary family, the p99 latency of that op the
+ * secondary; alpha is split between them and Holm-corrected within each.
+ * Other metrics are reported with uncorrected tests and never gated;
+ * error counters (counters.*error*) fail whenever the candidate has one.
+ *
+ * Per metric: FAIL when the one-sided test of "worse" rejects at the
+ * family level and the estimate is past the threshold; PASS when the
+ * one-sided 1 - alpha upper bound of the regression is below the
+ * threshold; otherwise INCONCLUSIVE. The run FAILs on any FAIL, PASSes
+ * when every gated metric PASSes, and is INCONCLUSIVE otherwise.
+ *
+ * Sequential runs (iterations added while points are undecided) spend
+ * alpha over the looks n = 3..max: a p-value seen at n counts as p / w(n)
+ * with sum w(n) = 1, a valid p-value whatever the stopping rule was
+ * (P(min_n p_n / w(n) <= c) <= sum c w(n) = c), so Holm over them keeps
+ * the family-wise false-alarm rate at alpha over the whole sequence.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rlstat.h"
+
+#define LOOK_EPS 0.02		/* weight of each interim look */
+
+void gate_init(struct gate *gt)
+{
+	memset(gt, 0, sizeof(*gt));
+	gt->alpha = 0.05;
+	gt->threshold_pct = 2;
+	gt->cost_threshold_pct = 0.25;
+	gt->primary_share = 0.8;
+	gt->holm = true;
+	gt->max_iter = 10;
+	gt->futility = 0.2;
+}
+
+static int main_rate(const struct point *p)
+{
+	int k;
+
+	for (k = 0; k < p->ndefs; k++)
+		if (p->defs[k].kind == MK_OPS || p->defs[k].kind == MK_INSN)
+			return k;
+	return -1;
+}
+
+int metric_family(const struct point *p, int mi)
+{
+	const struct metric_def *d = &p->defs[mi];
+	int k = main_rate(p);
+
+	if (d->kind == MK_COUNTER && strstr(d->counter, "error"))
+		return FAM_ERROR;
+	if (mi == k)
+		return FAM_PRIMARY;
+	if (k >= 0 && d->kind == MK_LAT && !strcmp(d->pct, "99") &&
+	    !strcmp(d->op, p->defs[k].op))
+		return FAM_SECONDARY;
+	return FAM_OTHER;
+}
+
+const char *family_name(int fam)
+{
+	static const char *const n[] = { "primary", "secondary",
+					 "not gated", "error counter" };
+
+	return n[fam];
+}
+
+const char *verdict_name(int v)
+{
+	static const char *const n[] = { "PASS", "INCONCLUSIVE", "FAIL" };
+
+	return n[v];
+}
+
+/* Share of a family's alpha spent at a look with n iterations. */
+double gate_weight(const struct gate *gt, int n)
+{
+	int interim = gt->max_iter - 3;
+	double eps = LOOK_EPS;
+
+	if (!gt->sequential || interim <= 0)
+		return 1;
+	if (interim * eps > 0.5)
+		eps = 0.5 / interim;
+	return n < gt->max_iter ? eps : 1 - interim * eps;
+}
+
+double gate_threshold(const struct gate *gt, const struct point *p)
+{
+	return strcmp(p->mode, "cost") ? gt->threshold_pct :
+	       gt->cost_threshold_pct;
+}
+
+static double family_alpha(const struct gate *gt, int fam)
+{
+	if (fam == FAM_PRIMARY)
+		return gt->alpha * gt->primary_share;
+	if (fam == FAM_SECONDARY)
+		return gt->alpha * (1 - gt->primary_share);
+	return gt->alpha;
+}
+
+static int nmin(const struct gitem *x)
+{
+	int a = x->ga->m[x->mi].nvals, b = x->gb->m[x->mi].nvals;
+
+	return a < b ? a : b;
+}
+
+/* Holm within one family over weighted p-values (NaN: not tested). */
+static void correct(const struct gate *gt, struct gitem *it, int m, int fam,
+		    bool better)
+{
+	double *p = xcalloc(m ? m : 1, sizeof(*p));
+	double *adj = xcalloc(m ? m : 1, sizeof(*adj));
+	int i;
+
+	for (i = 0; i < m; i++) {
+		double raw = better ? it[i].c.p_better : it[i].c.p_worse;
+
+		p[i] = NAN;
+		if (it[i].fam == fam && it[i].c.valid)
+			p[i] = fmin(1, raw / gate_weight(gt, nmin(&it[i])));
+	}
+	if (gt->holm && fam != FAM_OTHER)
+		stat_holm_adjust(p, m, adj);
+	else
+		memcpy(adj, p, m * sizeof(*p));
+	for (i = 0; i < m; i++)
+		if (it[i].fam == fam) {
+			if (better)
+				it[i].padj_better = adj[i];
+			else
+				it[i].padj = adj[i];
+		}
+	free(p);
+	free(adj);
+}
+
+static void decide(struct gitem *x, double af)
+{
+	const struct group_metric *b = &x->gb->m[x->mi];
+	int i;
+
+	if (x->fam == FAM_ERROR) {
+		x->v = V_PASS;
+		for (i = 0; i < b->nvals; i++)
+			if (b->vals[i] != 0)
+				x->v = V_FAIL;
+		return;
+	}
+	if (!x->c.valid) {
+		x->v = V_INCONC;
+		return;
+	}
+	if (x->padj <= af && x->c.past)
+		x->v = V_FAIL;
+	else if (x->c.within)
+		x->v = V_PASS;
+	else
+		x->v = V_INCONC;
+	x->better = x->padj_better <= af && -x->c.reg > x->c.limit;
+}
+
+/* it[].ga, gb, mi set by the caller; fills in everything else. */
+void gate_run(const struct gate *gt, struct gitem *it, int m)
+{
+	int i, fam, size[4] = { 0 };
+
+	for (i = 0; i < m; i++) {
+		it[i].fam = metric_family(it[i].gb->pt, it[i].mi);
+		if (it[i].ga->m[it[i].mi].nvals >= 3 &&
+		    it[i].gb->m[it[i].mi].nvals >= 3)
+			size[it[i].fam]++;
+	}
+	for (i = 0; i < m; i++) {
+		struct gitem *x = &it[i];
+		int n = nmin(x);
+		double af = family_alpha(gt, x->fam);
+
+		x->level = af;
+		if (x->fam == FAM_PRIMARY || x->fam == FAM_SECONDARY)
+			x->level = af * gate_weight(gt, n) /
+				   (gt->holm && size[x->fam] ? size[x->fam] : 1);
+		cmp_compute(&x->c, &x->ga->m[x->mi], &x->gb->m[x->mi],
+			    gt->alpha, gate_threshold(gt, x->gb->pt),
+			    gt->no_mde ? NAN : x->level);
+	}
+	for (fam = 0; fam < 4; fam++) {
+		correct(gt, it, m, fam, false);
+		correct(gt, it, m, fam, true);
+	}
+	for (i = 0; i < m; i++)
+		decide(&it[i], family_alpha(gt, it[i].fam));
+}
+
+int gate_overall(const struct gitem *it, int m, int nfailed)
+{
+	int i, gated = 0, pass = 0;
+
+	if (nfailed)
+		return V_FAIL;
+	for (i = 0; i < m; i++) {
+		if (it[i].fam == FAM_OTHER)
+			continue;
+		if (it[i].v == V_FAIL)
+			return V_FAIL;
+		gated++;
+		pass += it[i].v == V_PASS;
+	}
+	return gated && pass == gated ? V_PASS : V_INCONC;
+}
+
+/*
+ * The sequential rule: a gated metric still wants iterations when it is
+ * neither FAIL nor PASS, the data lean towards a regression (one-sided p
+ * of "worse" below the futility bound: otherwise more iterations would
+ * most likely end INCONCLUSIVE or PASS anyway), and n < max.
+ */
+bool gate_undecided(const struct gate *gt, const struct gitem *x)
+{
+	if (x->fam != FAM_PRIMARY && x->fam != FAM_SECONDARY)
+		return false;
+	if (nmin(x) >= gt->max_iter)
+		return false;
+	if (!x->c.valid)
+		return true;
+	return x->v == V_INCONC && x->c.p_worse < gt->futility;
+}
+
+/* meta.json "iterations": "auto", or points with unequal iterations. */
+bool run_is_sequential(const struct run *r, int *max_iter)
+{
+	json_t *it = r->meta ? json_object_get(r->meta, "iterations") : NULL;
+	json_t *mx = r->meta ? json_object_get(r->meta, "max_iterations") :
+			       NULL;
+	bool seq = json_is_string(it) && !strcmp(json_string_value(it),
+						 "auto");
+	int pt, v, n = -1;
+
+	if (json_is_integer(mx) && json_integer_value(mx) >= 3)
+		*max_iter = json_integer_value(mx);
+	for (pt = 0; pt < r->npoints && !seq; pt++) {
+		if (strcmp(r->points[pt]->mode, "time"))
+			continue;
+		for (v = 0; v < r->nvariants; v++) {
+			const struct group *g = run_group(r, pt, v);
+
+			if (!g)
+				continue;
+			if (n >= 0 && g->niter != n)
+				seq = true;
+			n = g->niter;
+		}
+	}
+	return seq;
+}
+
+/* Every variant against the baseline, at every point both ran cleanly. */
+struct gitem *gate_within(const struct gate *gt, const struct run *r,
+			  int base, int *m)
+{
+	struct gitem *it = NULL;
+	int pt, v, k, n = 0;
+
+	for (pt = 0; pt < r->npoints; pt++) {
+		const struct group *ga = run_group(r, pt, base), *gb;
+
+		for (v = 0; v < r->nvariants; v++) {
+			gb = run_group(r, pt, v);
+			if (v == base || !ga || !gb || ga->nfailed ||
+			    gb->nfailed)
+				continue;
+			it = realloc(it, (n + gb->nm) * sizeof(*it));
+			if (!it)
+				die_input("out of memory");
+			for (k = 0; k < gb->nm; k++) {
+				memset(&it[n], 0, sizeof(*it));
+				it[n].ga = ga;
+				it[n].gb = gb;
+				it[n++].mi = k;
+			}
+		}
+	}
+	gate_run(gt, it, n);
+	*m = n;
+	return it;
+}
+
+const struct gitem *gate_find(const struct gitem *it, int m,
+			      const struct group *gb, int mi)
+{
+	int i;
+
+	for (i = 0; i < m; i++)
+		if (it[i].gb == gb && it[i].mi == mi)
+			return &it[i];
+	return NULL;
+}

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the comparison and the gate (TAP): one statistic per
+ * metric, changes from zero, families and verdicts; and the operating
+ * characteristics by simulation against the targets: A/A false alarms
+ * <= alpha per run, fixed or sequential, and power >= 0.8 for a 5% change
+ * at CV 3% within 10 boots a side.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rlstat.h"
+
+static int ntest, nfail;
+
+static void ok(bool cond, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void ok(bool cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d - ", cond ? "" : "not ", ++ntest);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	nfail += !cond;
+}
+
+static bool near(double x, double want, double tol)
+{
+	return fabs(x - want) <= tol;
+}
+
+static struct metric_def rate = { .name = "read.ops_per_s", .unit = "ops/s",
+	.higher_is_better = true, .kind = MK_OPS, .op = "read" };
+static struct metric_def cnt = { .name = "counters.short_reads",
+	.unit = "count", .kind = MK_COUNTER, .counter = "short_reads",
+	.linear = true };
+
+static struct group_metric gm(struct metric_def *d, double *v, int n)
+{
+	return (struct group_metric){ .def = d, .vals = v, .nvals = n };
+}
+
+static void test_cmp(void)
+{
+	double a[] = { 95, 100, 105 }, b[] = { 70, 100, 130 };
+	double z[] = { 0, 0, 0 }, f[] = { 50, 50, 50 };
+	double h[] = { 100, 0, 100 }, e[] = { 100, 0.5, 100 };
+	struct group_metric ga = gm(&rate, a, 3), gb = gm(&rate, b, 3);
+	struct summary s;
+	struct cmp c;
+	double want = 100 * (exp((log(70) + log(130) - log(95) - log(105)) /
+				 3) - 1);
+
+	cmp_compute(&c, &ga, &gb, 0.05, 2, 0.05);
+	ok(c.logscale && near(c.pct, want, 1e-9), "{95,100,105} vs "
+	   "{70,100,130}: change %.4f%% is the ratio of geometric means "
+	   "(%.4f%%)", c.pct, want);
+	ok(c.ci_pct_lo < c.pct && c.pct < c.ci_pct_hi && near(c.ci_pct_hi,
+	   100 * (exp(c.w.ci_hi) - 1), 1e-9), "... inside the CI of the same "
+	   "ratio [%.2f%%, %.2f%%]", c.ci_pct_lo, c.ci_pct_hi);
+	ok(near(c.p_worse, c.w.p / 2, 1e-12) && c.worse && c.past &&
+	   !c.within, "... past 2%% but p of worse %.3f: the test on the same "
+	   "logs, one-sided", c.p_worse);
+	ga = gm(&cnt, z, 3);
+	gb = gm(&cnt, f, 3);
+	cmp_compute(&c, &ga, &gb, 0.05, 2, 0.05);
+	ok(!c.logscale && c.valid && c.worse && c.past && c.abs == 50 &&
+	   c.p_worse < 0.001, "counter 0 -> 50: worse by 50 counts, past the "
+	   "threshold, p %.2g", c.p_worse);
+	stat_summary(h, 3, true, 0.95, &s);
+	ok(!s.logscale && near(s.mean, 200 / 3.0, 1e-9), "{100, 0, 100}: no "
+	   "geometric mean; the summary says linear (%.2f)", s.mean);
+	stat_summary(e, 3, true, 0.95, &s);
+	ok(s.logscale && near(s.mean, cbrt(5000), 1e-9), "{100, 0.5, 100}: "
+	   "geometric mean %.2f", s.mean);
+}
+
+static void test_gate(void)
+{
+	struct gate gt;
+	double w = 0;
+	int n;
+
+	gate_init(&gt);
+	gt.sequential = true;
+	for (n = 3; n <= gt.max_iter; n++)
+		w += gate_weight(&gt, n);
+	ok(near(w, 1, 1e-12), "sequential: the looks 3..%d spend alpha "
+	   "exactly once (sum of weights %.6f)", gt.max_iter, w);
+	ok(gate_weight(&gt, gt.max_iter) > 0.8, "most of it at the last look "
+	   "(%.2f)", gate_weight(&gt, gt.max_iter));
+}
+
+/* Three binomial standard deviations at rate p over n trials. */
+static double tol3(double p, int n)
+{
+	return 3 * sqrt(p * (1 - p) / n);
+}
+
+static void test_oc(void)
+{
+	const int T = 1500;
+	struct ocsim s;
+	struct ocres r;
+
+	oc_init(&s);
+	s.cv = 0.03;
+	s.n0 = s.nmax = 3;
+	oc_run(&s, 1, T, &r);
+	ok(r.fail <= 0.05, "A/A, CV 3%% (half of it boot offsets), N=3: "
+	   "false-alarm rate %.4f <= 0.05", r.fail);
+	s.n0 = s.nmax = 10;
+	oc_run(&s, 2, T, &r);
+	ok(r.fail <= 0.05, "A/A, N=10: false-alarm rate %.4f <= 0.05",
+	   r.fail);
+	s.n0 = 3;
+	oc_run(&s, 3, T, &r);
+	ok(r.fail <= 0.05, "A/A, sequential 3..10: false-alarm rate %.4f <= "
+	   "0.05, %.2f boots a side", r.fail, r.iters);
+	s.cv = 0.10;
+	oc_run(&s, 4, T, &r);
+	ok(r.fail <= 0.05, "A/A, CV 10%%, sequential: false-alarm rate %.4f",
+	   r.fail);
+	/* looking at every n at full alpha is what the spending prevents */
+	s.cv = 0.03;
+	s.naive = true;
+	oc_run(&s, 5, T, &r);
+	ok(r.fail > 0.05 + tol3(0.05, T), "A/A, looks at full alpha (no "
+	   "spending): false-alarm rate %.4f > 0.05, why alpha is spent",
+	   r.fail);
+	s.naive = false;
+	s.effect = -0.05;
+	s.all_points = true;
+	oc_run(&s, 6, T, &r);
+	ok(r.fail >= 0.8 && r.iters <= 10, "candidate 5%% slower, CV 3%%, "
+	   "sequential: power %.4f >= 0.8 with %.2f boots a side (<= 10)",
+	   r.fail, r.iters);
+	s.effect = 0.05;
+	oc_run(&s, 7, T, &r);
+	ok(r.fail <= 0.01, "candidate 5%% faster: FAILs %.4f of runs",
+	   r.fail);
+}
+
+int main(void)
+{
+	test_cmp();
+	test_gate();
+	test_oc();
+	printf("1..%d\n", ntest);
+	return nfail ? 1 : 0;
+}
