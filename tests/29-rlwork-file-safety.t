@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 need_rlwork
 scratch_dir
-plan 33
+plan 34
 
 mounts=()
 immutable=""
@@ -60,6 +60,17 @@ refuse() {
 			diff <(echo "$before") <(echo "$after")
 		} | diag
 	fi
+}
+
+# alive PID: running, not a zombie; ntasks PID: its threads
+alive() {
+	local s=""
+	read -r _ _ s _ 2>/dev/null <"/proc/$1/stat"
+	[ -n "$s" ] && [ "$s" != Z ]
+}
+ntasks() {
+	local t=("/proc/$1/task/"*)
+	echo "${#t[@]}"
 }
 
 acc="accepted: a new file in a writable directory, a result rlwork wrote, or - for stdout"
@@ -225,8 +236,28 @@ if [ "$(df -Pk "$dir" | awk 'NR == 2 {print $4}')" -gt $((4 << 20)) ]; then
 		[ "$rc" = 1 ] || { echo "rc=$rc"; cat "$dir/err"; } | diag
 		rm -f "$dir/out" "$dir/err" "$dir/big"
 	done
+	# after the threads are joined, in the final verification pass: the
+	# process has its worker threads for the 2 s run, then only one again
+	"$RLWORK" buffered-rw --threads 2 --verify --file "$dir/big" --size 1g \
+		--runtime 2 --ramp 0 --json "$dir/int.json" >"$dir/out" 2>"$dir/err" &
+	pid=$!
+	end=$((SECONDS + 120))
+	while alive "$pid" && [ "$(ntasks "$pid")" -le 1 ] && [ $SECONDS -lt $end ]; do
+		sleep 0.01
+	done
+	while alive "$pid" && [ "$(ntasks "$pid")" -gt 1 ] && [ $SECONDS -lt $end ]; do
+		sleep 0.01
+	done
+	kill -s INT "$pid"
+	wait "$pid"
+	rc=$?
+	ok "$([ "$rc" = 1 ] && [ ! -e "$dir/big" ] &&
+	      jq -e '.status == "failed" and .error == "interrupted by a signal"' "$dir/int.json" >/dev/null; echo $?)" \
+		"SIGINT in the final verification: exit 1, a failed result, the file removed"
+	[ "$rc" = 1 ] || { echo "rc=$rc"; cat "$dir/err"; } | diag
+	rm -f "$dir/out" "$dir/err" "$dir/int.json"
 else
-	skip "less than 4 GiB free for the 2 GiB fill"; skip "no room"
+	skip "less than 4 GiB free for the 2 GiB fill"; skip "no room"; skip "no room"
 fi
 
 # --- a fill that cannot fit ----------------------------------------------

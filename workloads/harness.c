@@ -125,9 +125,9 @@ static void on_signal(int sig)
 }
 
 /*
- * SIGINT and SIGTERM stop the fill or the run at the next check instead
- * of killing the process, so the file it created is removed (or the
- * result of an interrupted run written).
+ * SIGINT, SIGTERM and SIGHUP stop the fill or the run at the next check
+ * instead of killing the process, so the file it created is removed (or
+ * the result of an interrupted run written).
  */
 void rl_signals_init(void)
 {
@@ -136,6 +136,7 @@ void rl_signals_init(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 }
 
 static double ts_diff(const struct timespec *a, const struct timespec *b)

@@ -324,6 +324,9 @@ int main(int argc, char **argv)
 		r->wl->teardown(r);
 	if (r->oracle)
 		final_verify(r);
+	/* a signal after the threads stopped still fails the run */
+	if (rl_interrupted && !r->failed)
+		rl_fail(r, "interrupted by a signal");
 	ret = report_write(r);
 	if (r->failed)
 		fprintf(stderr, "rlwork %s: failed: %s\n", r->wl->name,

@@ -421,8 +421,8 @@ fail:
 }
 
 /*
- * SIGINT and SIGTERM wait while the temp file exists: a dry run has no
- * handler, and dying there would leave the temp file behind.
+ * SIGINT, SIGTERM and SIGHUP wait while the temp file exists: a dry run
+ * has no handler, and dying there would leave the temp file behind.
  */
 static int write_doc(const struct run *r, json_t *doc)
 {
@@ -432,6 +432,7 @@ static int write_doc(const struct run *r, json_t *doc)
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
 	sigprocmask(SIG_BLOCK, &block, &old);
 	ret = write_file(r, doc);
 	sigprocmask(SIG_SETMASK, &old, NULL);

@@ -218,7 +218,7 @@ static inline uint64_t rl_rand_below(struct worker *w, uint64_t n)
 void rl_fail(struct run *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int rl_harness_run(struct run *r);
-/* set by SIGINT/SIGTERM, from rl_signals_init() on */
+/* set by SIGINT/SIGTERM/SIGHUP, from rl_signals_init() on */
 extern volatile sig_atomic_t rl_interrupted;
 void rl_signals_init(void);
 

@@ -143,6 +143,7 @@ static int probe_dir(const char *dir)
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
 	sigprocmask(SIG_BLOCK, &block, &old);
 	snprintf(tmp, sizeof(tmp), "%s/.rlwork-XXXXXX", dir);
 	fd = mkostemp(tmp, O_CLOEXEC);
