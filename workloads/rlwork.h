@@ -2,7 +2,7 @@
 /*
  * rlwork: workload generators for the page-cache invalidation lock.
  *
- * The harness (harness.c) owns the threads, the start barrier, the ramp-up,
+ * The harness (harness.c) owns the threads, the start gate, the ramp-up,
  * the fixed runtime and the collection of results; a workload (one file per
  * workload, a `struct workload_ops` like fio's ioengine_ops or locktorture's
  * lock_torture_ops) only says what one thread does in its loop and bumps its
