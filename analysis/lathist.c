@@ -6,6 +6,7 @@
  * same code rlwork records with.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,12 +52,21 @@ int lathist_add_json(struct lathist *h, json_t *hist, const char **why)
 	json_object_foreach(counts, key, v) {
 		errno = 0;
 		idx = strtoul(key, &end, 10);
-		if (!*key || *end || errno || idx >= HIST_BUCKETS) {
-			*why = "hist.counts key is not a bucket index 0..3775";
+		/* one spelling per bucket: "7", never "07", "+7", " 7" */
+		if (!*key || *end || errno || idx >= HIST_BUCKETS ||
+		    (key[0] == '0' && key[1]) || !(key[0] >= '0' &&
+						   key[0] <= '9')) {
+			*why = "hist.counts key is not a bucket index 0..3775 "
+			       "written as a plain decimal";
 			return -1;
 		}
 		if (!json_is_integer(v) || json_integer_value(v) < 0) {
 			*why = "hist.counts value is not a count >= 0";
+			return -1;
+		}
+		/* counts merged over buckets, threads and iterations */
+		if ((uint64_t)json_integer_value(v) > INT64_MAX - h->h.total) {
+			*why = "hist.counts add up to more than 2^63 - 1";
 			return -1;
 		}
 		hist_add_bucket(&h->h, idx, json_integer_value(v));

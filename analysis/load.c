@@ -4,6 +4,8 @@
  * (workload + params), variants and per-group metric values.
  */
 #include <dirent.h>
+#include <errno.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #include "rlstat.h"
+#include "input.h"
 
 struct doc {
 	char *path, *variant, *label;
@@ -46,59 +49,6 @@ static int variant_cmp(const void *a, const void *b)
 	return rx != ry ? rx - ry : strcmp(x, y);
 }
 
-static int str_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int has_suffix(const char *s, const char *suf)
-{
-	size_t l = strlen(s), m = strlen(suf);
-
-	return l > m && !strcmp(s + l - m, suf);
-}
-
-/* Sorted names in dir; dirs_only selects subdirectories. */
-static char **list_dir(const char *dir, bool dirs_only, const char *suffix,
-		       int *n)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char **v = NULL;
-	int cap = 0;
-	struct stat st;
-
-	*n = 0;
-	if (!d)
-		die_input("%s: cannot open directory (expected a run "
-			  "directory results/<run>)", dir);
-	while ((e = readdir(d))) {
-		char *p;
-
-		if (e->d_name[0] == '.')
-			continue;
-		if (suffix && !has_suffix(e->d_name, suffix))
-			continue;
-		p = xasprintf("%s/%s", dir, e->d_name);
-		if (stat(p, &st) || (dirs_only != !!S_ISDIR(st.st_mode))) {
-			free(p);
-			continue;
-		}
-		free(p);
-		if (*n == cap) {
-			cap = cap ? 2 * cap : 16;
-			v = realloc(v, cap * sizeof(*v));
-			if (!v)
-				die_input("out of memory");
-		}
-		v[(*n)++] = xstrdup(e->d_name);
-	}
-	closedir(d);
-	if (*n)
-		qsort(v, *n, sizeof(*v), str_cmp);
-	return v;
-}
-
 static void docs_add(struct docs *ds, char *path, char *variant, char *label,
 		     json_t *j)
 {
@@ -128,16 +78,45 @@ static char *point_label(const char *file)
 	return l;
 }
 
+/*
+ * "<point>-i<N>.result.json": names end up in chart file names, gnuplot
+ * scripts and HTML, and N is the document's iteration.
+ */
+static char *file_label(const char *p, const char *file, json_t *j)
+{
+	char *label = point_label(file), *end;
+	const char *i = file + strlen(file) - strlen(".result.json");
+	long n;
+
+	while (i > file && i[-1] >= '0' && i[-1] <= '9')
+		i--;
+	n = strtol(i, &end, 10);
+	if (i < file + 3 || strncmp(i - 2, "-i", 2) || *i < '1' || *i > '9' ||
+	    !name_ok(label, "-."))
+		die_input("%s: file name is not <point>-i<N>.result.json with "
+			  "<point> of [A-Za-z0-9_.-]", p);
+	if (n != json_integer_value(json_object_get(j, "iteration")))
+		die_input("%s: iteration %lld, but the file name says i%ld",
+			  p, (long long)json_integer_value(
+				json_object_get(j, "iteration")), n);
+	return label;
+}
+
 static void load_docs(struct run *r, struct docs *ds)
 {
 	char **vdirs, **files;
-	int nv, nf, i, k;
+	int nv, nf, i, k, *nres;
 
 	vdirs = list_dir(r->dir, true, NULL, &nv);
+	nres = xcalloc(nv, sizeof(*nres));
 	for (i = 0; i < nv; i++) {
 		char *vd = xasprintf("%s/%s", r->dir, vdirs[i]);
 
 		files = list_dir(vd, false, ".result.json", &nf);
+		nres[i] = nf;
+		if (nf && !name_ok(vdirs[i], "-.+"))
+			die_input("%s: a variant directory name is 1-64 of "
+				  "[A-Za-z0-9_.+-]", vd);
 		for (k = 0; k < nf; k++) {
 			char *p = xasprintf("%s/%s", vd, files[k]);
 			json_t *j = load_result(p);
@@ -149,7 +128,7 @@ static void load_docs(struct run *r, struct docs *ds)
 					  "match its directory \"%s\"",
 					  p, kv, vdirs[i]);
 			docs_add(ds, p, xstrdup(vdirs[i]),
-				 point_label(files[k]), j);
+				 file_label(p, files[k], j), j);
 			free(files[k]);
 		}
 		free(files);
@@ -158,9 +137,12 @@ static void load_docs(struct run *r, struct docs *ds)
 	if (!ds->n)
 		die_input("%s: no <variant>/*.result.json files (expected a "
 			  "run directory results/<run>)", r->dir);
+	rl_input = r->dir;
+	meta_check_variants(r, vdirs, nres, nv);
 	for (i = 0; i < nv; i++)
 		free(vdirs[i]);
 	free(vdirs);
+	free(nres);
 }
 
 static char *params_string(json_t *params, bool skip_threads)
@@ -404,6 +386,11 @@ static double doc_value(struct doc *dc, struct group *g,
 		if (lathist_total(lh)) {
 			if (!gm->hist)
 				gm->hist = lathist_new();
+			if (lathist_total(lh) > INT64_MAX -
+			    lathist_total(gm->hist))
+				die_input("%s: metric %s: histogram counts "
+					  "over the iterations add up to more "
+					  "than 2^63 - 1", dc->path, d->name);
 			lathist_merge(gm->hist, lh);
 			x = lathist_percentile(lh, atof(d->pct));
 			lathist_free(lh);
@@ -502,26 +489,23 @@ static void group_finish(struct group *g, double conf)
 
 struct run *run_load(const char *dir, double conf)
 {
+	static char *loaded;
+	DIR *d;
 	struct run *r = xcalloc(1, sizeof(*r));
 	struct docs ds = { 0 };
 	struct point **orig;
-	json_error_t err;
-	char *mp;
-	int i, k, **seen, *nseen;
+	int i, k, **seen, *nseen, *ref;
 
 	r->dir = xstrdup(dir);
-	mp = xasprintf("%s/meta.json", dir);
-	if (!access(mp, F_OK)) {
-		r->meta = json_load_file(mp, 0, &err);
-		if (!r->meta)
-			die_input("%s: invalid JSON at line %d: %s", mp,
-				  err.line, err.text);
-		if (!json_is_object(r->meta))
-			die_input("%s: not a JSON object", mp);
-	}
-	free(mp);
+	d = opendir(dir);	/* a run directory before its meta.json */
+	if (!d)
+		die_input("%s: cannot open directory: %s (expected a run "
+			  "directory results/<run>)", dir, strerror(errno));
+	closedir(d);
+	r->meta = meta_load(dir);
 	load_docs(r, &ds);
 	r->nfiles = ds.n;
+	ref = xcalloc(ds.n, sizeof(*ref));
 	for (i = 0; i < ds.n; i++) {
 		if (run_variant_index(r, ds.d[i].variant) < 0) {
 			r->variants = realloc(r->variants,
@@ -531,10 +515,20 @@ struct run *run_load(const char *dir, double conf)
 		ds.d[i].point = find_point(r, &ds.d[i]);
 		if (!r->env)
 			r->env = json_incref(json_object_get(ds.d[i].j, "env"));
-		if (!strcmp(json_string_value(json_object_get(ds.d[i].j,
+		if (strcmp(json_string_value(json_object_get(ds.d[i].j,
 				"status")), "ok"))
-			point_add_metrics(r->points[ds.d[i].point], &ds.d[i]);
+			continue;
+		k = ds.d[i].point;
+		if (ref[k]) {
+			docs_same_names(ds.d[i].path, ds.d[i].j,
+					ds.d[ref[k] - 1].path,
+					ds.d[ref[k] - 1].j);
+		} else {
+			ref[k] = i + 1;
+		}
+		point_add_metrics(r->points[k], &ds.d[i]);
 	}
+	free(ref);
 	qsort(r->variants, r->nvariants, sizeof(char *), variant_cmp);
 	orig = xcalloc(r->npoints, sizeof(*orig));
 	memcpy(orig, r->points, r->npoints * sizeof(*orig));
@@ -551,10 +545,19 @@ struct run *run_load(const char *dir, double conf)
 		add_doc(r, &ds.d[i], seen, nseen);
 	}
 	for (i = 0; i < r->npoints * r->nvariants; i++) {
-		if (r->groups[i])
-			group_finish(r->groups[i], conf);
+		struct group *g = r->groups[i];
+
+		if (g) {
+			rl_input = xasprintf("%s/%s/%s%s-i*.result.json",
+				dir, g->variant, g->pt->label,
+				strcmp(g->pt->mode, "cost") ? "" : "-cost");
+			group_finish(g, conf);
+		}
 		free(seen[i]);
 	}
+	/* what a GSL error after loading names: every run loaded */
+	loaded = loaded ? xasprintf("%s and %s", loaded, dir) : xstrdup(dir);
+	rl_input = loaded;
 	for (i = 0; i < ds.n; i++) {
 		json_decref(ds.d[i].j);
 		free(ds.d[i].path);

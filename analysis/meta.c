@@ -1,22 +1,97 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Provenance lines for the report header, from meta.json (rlbench-meta/1)
- * and the results' env. meta.json fields beyond "name" are read loosely:
- * the header shows what is there and says what is not.
+ * meta.json (rlbench-meta/1): the fields the report prints are checked
+ * when the run is loaded, so the provenance lines never say "unknown"
+ * about a run the runners wrote, and a run whose meta.json lost them is
+ * refused rather than reported without its origin.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "rlstat.h"
+#include "input.h"
 
-static json_t *first_of(json_t *o, const char *const *keys)
+#define META_SCHEMA "rlbench-meta/1"
+
+static void bad(const char *path, const char *what)
+{
+	die_input("%s: %s; accepted is meta.json (" META_SCHEMA ") as "
+		  "runners/run and runners/bare write it", path, what);
+}
+
+static bool is_str(json_t *o, const char *key)
+{
+	return json_is_string(json_object_get(o, key));
+}
+
+static bool is_pos(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_integer(v) && json_integer_value(v) > 0;
+}
+
+void meta_check(const char *path, json_t *m)
+{
+	json_t *host, *suite, *vs, *v, *w;
+	const char *s;
+	size_t i, k;
+
+	if (!json_is_object(m))
+		bad(path, "not a JSON object");
+	s = json_string_value(json_object_get(m, "schema"));
+	if (!s || strcmp(s, META_SCHEMA))
+		bad(path, "schema is not \"" META_SCHEMA "\"");
+	if (!is_str(m, "name") || !is_str(m, "matrix") || !is_str(m, "started"))
+		bad(path, "name, matrix or started is not a string");
+	v = json_object_get(m, "ended");
+	if (!json_is_string(v) && !json_is_null(v))
+		bad(path, "ended is not a string or null");
+	suite = json_object_get(m, "suite");
+	if (!is_str(suite, "commit") ||
+	    !json_is_boolean(json_object_get(suite, "dirty")))
+		bad(path, "suite is not {commit: string, dirty: boolean}");
+	host = json_object_get(m, "host");
+	if (!is_str(host, "cpu_model") || !is_pos(host, "cpus") ||
+	    !is_pos(host, "mem_mb") || !is_str(host, "kernel"))
+		bad(path, "host is not {cpu_model, kernel: string, cpus, "
+		    "mem_mb: integer > 0}");
+	vs = json_object_get(m, "variants");
+	if (!json_is_array(vs) || !json_array_size(vs))
+		bad(path, "variants is not a non-empty array");
+	json_array_foreach(vs, i, v) {
+		s = json_string_value(json_object_get(v, "name"));
+		if (!s || !name_ok(s, "-.+") || !is_str(v, "release"))
+			bad(path, "a variants[] entry has no name of "
+			    "[A-Za-z0-9_.+-] or no release string");
+		for (k = 0; k < i; k++) {
+			w = json_array_get(vs, k);
+			if (!strcmp(s, json_string_value(json_object_get(w,
+							"name"))))
+				bad(path, "a variant is listed twice");
+		}
+	}
+	v = json_object_get(m, "skipped");
+	if (v && !json_is_array(v))
+		bad(path, "skipped is not an array");
+	json_array_foreach(v, i, w)
+		if (!is_str(w, "variant") || !is_str(w, "reason"))
+			bad(path, "skipped[] is not {variant, reason: string}");
+}
+
+/* Is variant listed in meta.json? */
+static bool meta_lists(json_t *m, const char *variant)
 {
 	json_t *v;
+	size_t i;
 
-	for (; *keys; keys++)
-		if ((v = json_object_get(o, *keys)) && !json_is_null(v))
-			return v;
-	return NULL;
+	json_array_foreach(json_object_get(m, "variants"), i, v)
+		if (!strcmp(variant, json_string_value(json_object_get(v,
+							"name"))))
+			return true;
+	return false;
 }
 
 static void put_scalar(char *buf, size_t len, json_t *v, const char *suffix)
@@ -38,38 +113,18 @@ static void put_scalar(char *buf, size_t len, json_t *v, const char *suffix)
 		snprintf(buf + l, len - l, "%g%s", json_real_value(v), suffix);
 }
 
-static void machine(char *buf, size_t len, json_t *host)
-{
-	static const char *const model[] = { "cpu_model", "model", "cpu",
-					     "model_name", NULL };
-	static const char *const cpus[] = { "cpus", "ncpus", "nproc", NULL };
-	static const char *const mem[] = { "mem_mb", "memory_mb",
-					   "mem_total_mb", NULL };
-	static const char *const rel[] = { "kernel", "release", NULL };
-
-	buf[0] = 0;
-	if (json_is_string(host)) {
-		snprintf(buf, len, "%s", json_string_value(host));
-		return;
-	}
-	put_scalar(buf, len, first_of(host, model), "");
-	put_scalar(buf, len, first_of(host, cpus), " cpus");
-	put_scalar(buf, len, first_of(host, mem), " MiB");
-	put_scalar(buf, len, first_of(host, rel), "");
-}
-
 void report_meta_lines(FILE *f, const struct run *r)
 {
-	static const char *const commit[] = { "suite_commit", "commit", NULL };
+	json_t *m = r->meta, *host = json_object_get(m, "host");
+	json_t *suite = json_object_get(m, "suite");
 	char buf[256];
-	json_t *m = r->meta, *v;
 
-	if (!m) {
-		fprintf(f, "Machine:     unknown (no meta.json in the run)\n");
-	} else {
-		machine(buf, sizeof(buf), json_object_get(m, "host"));
-		fprintf(f, "Machine:     %s\n", *buf ? buf : "unknown");
-	}
+	buf[0] = 0;
+	put_scalar(buf, sizeof(buf), json_object_get(host, "cpu_model"), "");
+	put_scalar(buf, sizeof(buf), json_object_get(host, "cpus"), " cpus");
+	put_scalar(buf, sizeof(buf), json_object_get(host, "mem_mb"), " MiB");
+	put_scalar(buf, sizeof(buf), json_object_get(host, "kernel"), "");
+	fprintf(f, "Machine:     %s\n", buf);
 	buf[0] = 0;
 	put_scalar(buf, sizeof(buf), json_object_get(r->env, "runner"), "");
 	put_scalar(buf, sizeof(buf), json_object_get(r->env, "cpus"), " cpus");
@@ -78,23 +133,69 @@ void report_meta_lines(FILE *f, const struct run *r)
 	put_scalar(buf, sizeof(buf), json_object_get(r->env, "fs"), "");
 	put_scalar(buf, sizeof(buf), json_object_get(r->env, "device"), "");
 	fprintf(f, "Test system: %s\n", *buf ? buf : "unknown");
-	if (!m)
-		return;
-	v = first_of(m, commit);
-	if (!v)
-		v = json_object_get(json_object_get(m, "suite"), "commit");
-	buf[0] = 0;
-	put_scalar(buf, sizeof(buf), v, "");
-	if (json_is_true(json_object_get(json_object_get(m, "suite"),
-					 "dirty")))
-		strncat(buf, " (with local changes)",
-			sizeof(buf) - strlen(buf) - 1);
-	if (*buf)
-		fprintf(f, "Suite:       %s\n", buf);
+	fprintf(f, "Suite:       %s%s\n",
+		json_string_value(json_object_get(suite, "commit")),
+		json_is_true(json_object_get(suite, "dirty")) ?
+		" (with local changes)" : "");
 	buf[0] = 0;
 	put_scalar(buf, sizeof(buf), json_object_get(m, "matrix"), "");
 	put_scalar(buf, sizeof(buf), json_object_get(m, "started"), "");
-	put_scalar(buf, sizeof(buf), json_object_get(m, "ended"), "");
-	if (*buf)
-		fprintf(f, "Matrix:      %s\n", buf);
+	if (json_is_string(json_object_get(m, "ended")))
+		put_scalar(buf, sizeof(buf), json_object_get(m, "ended"), "");
+	else
+		strncat(buf, ", not ended", sizeof(buf) - strlen(buf) - 1);
+	fprintf(f, "Matrix:      %s\n", buf);
+}
+
+/* <dir>/meta.json, checked: every run the runners write has one. */
+json_t *meta_load(const char *dir)
+{
+	char *path = xasprintf("%s/meta.json", dir);
+	json_error_t err;
+	struct stat st;
+	json_t *m;
+
+	rl_input = path;
+	if (stat(path, &st))
+		bad(path, errno == ENOENT ? "missing" : strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		bad(path, "not a regular file");
+	m = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+	if (!m)
+		die_input("%s: invalid JSON at line %d column %d: %s", path,
+			  err.line, err.column, err.text);
+	meta_check(path, m);
+	return m;
+}
+
+/*
+ * The variants meta.json lists are the variant directories holding
+ * results: a listed variant without results is a run that lost them, a
+ * directory of results meta.json does not list is not this run's.
+ */
+void meta_check_variants(const struct run *r, char **vdirs, const int *nres,
+			 int nv)
+{
+	json_t *v;
+	size_t i;
+	int k;
+
+	for (k = 0; k < nv; k++)
+		if (nres[k] && !meta_lists(r->meta, vdirs[k]))
+			die_input("%s/%s: results of variant \"%s\", which "
+				  "%s/meta.json does not list in variants",
+				  r->dir, vdirs[k], vdirs[k], r->dir);
+	json_array_foreach(json_object_get(r->meta, "variants"), i, v) {
+		const char *name = json_string_value(json_object_get(v,
+								    "name"));
+
+		for (k = 0; k < nv; k++)
+			if (!strcmp(vdirs[k], name))
+				break;
+		if (k == nv || !nres[k])
+			die_input("%s/%s: no *.result.json of variant \"%s\", "
+				  "which meta.json lists; accepted is a run "
+				  "with results of every variant it lists",
+				  r->dir, name, name);
+	}
 }

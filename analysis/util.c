@@ -1,12 +1,107 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * Exits, allocation, directory listing, and the two things every exit
+ * must respect: the error names the input that caused it, and no
+ * temporary file outlives the process (die_input, a GSL error, exit()
+ * anywhere, SIGINT/SIGTERM/SIGHUP).
+ */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <gsl/gsl_errno.h>
 
 #include "rlstat.h"
+#include "input.h"
+
+const char *rl_input;
+
+/* Paths of temporaries this process created and has not yet renamed. */
+#define MAX_TMP 8
+static char *tmp_path[MAX_TMP];
+static bool tmp_isdir[MAX_TMP];
+static pid_t tmp_owner;
+
+/* A chart directory holds only flat files rlstat and gnuplot wrote. */
+static void remove_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char p[4096];
+
+	if (d) {
+		while ((e = readdir(d)))
+			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+			    snprintf(p, sizeof(p), "%s/%s", dir, e->d_name) <
+			    (int)sizeof(p))
+				unlink(p);
+		closedir(d);
+	}
+	rmdir(dir);
+}
+
+static void tmp_cleanup(void)
+{
+	int i;
+
+	/* a forked child (gnuplot before exec) must not remove them */
+	if (tmp_owner != getpid())
+		return;
+	for (i = 0; i < MAX_TMP; i++) {
+		if (!tmp_path[i])
+			continue;
+		if (tmp_isdir[i])
+			remove_tree(tmp_path[i]);
+		else
+			unlink(tmp_path[i]);
+		tmp_path[i] = NULL;
+	}
+}
+
+static void tmp_signal(int sig)
+{
+	tmp_cleanup();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void tmp_track(const char *path, bool isdir)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+	int i;
+
+	if (!tmp_owner) {
+		tmp_owner = getpid();
+		atexit(tmp_cleanup);
+		for (i = 0; i < (int)(sizeof(sigs) / sizeof(sigs[0])); i++)
+			signal(sigs[i], tmp_signal);
+	}
+	for (i = 0; i < MAX_TMP; i++)
+		if (!tmp_path[i]) {
+			tmp_path[i] = xstrdup(path);
+			tmp_isdir[i] = isdir;
+			return;
+		}
+	die_input("%s: too many temporary files at once", path);
+}
+
+/* The temporary was renamed into place or removed by its creator. */
+void tmp_untrack(const char *path)
+{
+	int i;
+
+	for (i = 0; i < MAX_TMP; i++)
+		if (tmp_path[i] && !strcmp(tmp_path[i], path)) {
+			free(tmp_path[i]);
+			tmp_path[i] = NULL;
+		}
+}
 
 void die_input(const char *fmt, ...)
 {
@@ -17,7 +112,84 @@ void die_input(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	exit(EXIT_BADINPUT);
+	exit(EXIT_BADINPUT);	/* atexit: tmp_cleanup */
+}
+
+/*
+ * GSL's default handler abort()s: a core dump, exit 134 and the
+ * temporaries left behind. Every GSL error is an input the statistics
+ * cannot handle, so it is reported like any other bad input, naming the
+ * file being read or, once loading is done, the run(s) being analysed.
+ */
+static void gsl_handler(const char *reason, const char *file, int line,
+			int gsl_errno)
+{
+	die_input("%s: the statistics cannot be computed on these values "
+		  "(GSL %s: %s, %s:%d); accepted are finite rates, latencies "
+		  "and counters as rlwork writes them",
+		  rl_input ? rl_input : "input", gsl_strerror(gsl_errno),
+		  reason, file, line);
+}
+
+void rl_gsl_handler_install(void)
+{
+	gsl_set_error_handler(gsl_handler);
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int has_suffix(const char *s, const char *suf)
+{
+	size_t l = strlen(s), m = strlen(suf);
+
+	return l > m && !strcmp(s + l - m, suf);
+}
+
+/*
+ * Sorted names in dir: its subdirectories (dirs_only), or every entry
+ * whose name ends in suffix, whatever it is: a directory or a dangling
+ * link named *.result.json is refused by load_result, never skipped.
+ */
+char **list_dir(const char *dir, bool dirs_only, const char *suffix, int *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **v = NULL;
+	int cap = 0;
+	struct stat st;
+
+	*n = 0;
+	if (!d)
+		die_input("%s: cannot open directory: %s (expected a run "
+			  "directory results/<run>)", dir, strerror(errno));
+	while ((e = readdir(d))) {
+		char *p;
+
+		if (e->d_name[0] == '.')
+			continue;
+		if (suffix && !has_suffix(e->d_name, suffix))
+			continue;
+		p = xasprintf("%s/%s", dir, e->d_name);
+		if (dirs_only && (stat(p, &st) || !S_ISDIR(st.st_mode))) {
+			free(p);
+			continue;
+		}
+		free(p);
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 16;
+			v = realloc(v, cap * sizeof(*v));
+			if (!v)
+				die_input("out of memory");
+		}
+		v[(*n)++] = xstrdup(e->d_name);
+	}
+	closedir(d);
+	if (*n)
+		qsort(v, *n, sizeof(*v), str_cmp);
+	return v;
 }
 
 static void oom(void)

@@ -3,7 +3,7 @@
 # name and the reason, exit 2, never skipped.
 . "$(dirname "$0")/lib/tap.sh"
 [ -x analysis/rlstat ] || make -s -C analysis >/dev/null || exit 2
-plan 28
+plan 30
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -25,7 +25,7 @@ bad() {
 bad "wrong schema" '.schema = "rlbench-result/2"' 'schema is not "rlbench-result/1"'
 bad "missing status" 'del(.status)' 'status is not'
 bad "failed without error" '.status = "failed"' 'error is not a string'
-bad "iteration 0" '.iteration = 0' 'iteration is not an integer >= 1'
+bad "iteration 0" '.iteration = 0' 'iteration is not an integer in 1\.\.2147483647'
 bad "params with an object value" '.params.x = {}' 'params.x is not'
 bad "kernel without release" 'del(.kernel.release)' 'kernel needs release'
 bad "empty ops" '.ops = []' 'ops is not a non-empty array'
@@ -67,15 +67,25 @@ ok $? "a result in the wrong variant directory is refused"
 mkrun
 cp "$tmp/run/stock/p000-dio-i1.result.json" "$tmp/run/stock/p000-dio-i9.result.json"
 run $R summary "$tmp/run"
-[ "$RC" = 2 ] && [[ $OUT == *"iteration 1 of stock/p000-dio appears twice"* ]]
+[ "$RC" = 2 ] && [[ $OUT == *"p000-dio-i9.result.json: iteration 1, but the file name says i9"* ]]
+ok $? "a file whose name and iteration disagree is refused"
+
+# the same point and iteration under a second name
+mkrun
+cp "$tmp/run/stock/p000-dio-i1.result.json" "$tmp/run/stock/p000-dio-again-i1.result.json"
+run $R summary "$tmp/run"
+[ "$RC" = 2 ] && [[ $OUT == *"iteration 1 of stock/p000-dio"*"appears twice"* ]]
 ok $? "the same iteration twice is refused"
 
 mkrun
-jq '(.metrics[] | select(.name == "read.ops_per_s") | .unit) = "MB/s"' \
+jq '(.metrics[] | select(.name == "counters.short_reads") | .unit) = "ios"' \
 	"$tmp/run/stock/p000-dio-i2.result.json" >"$tmp/x" && mv "$tmp/x" "$tmp/run/stock/p000-dio-i2.result.json"
 run $R summary "$tmp/run"
 [ "$RC" = 2 ] && [[ $OUT == *p000-dio-i2.result.json*unit/direction* ]]
-ok $? "a metric whose unit changes between iterations is refused"
+ok $? "a counter whose unit changes between iterations is refused"
+
+bad "a rate metric in another unit" '(.metrics[] | select(.name == "read.ops_per_s") | .unit) = "MB/s"' \
+	'metric "read.ops_per_s": unit "MB/s" is not "ops/s"'
 
 mkrun
 echo '{"schema": ' >"$tmp/run/meta.json"
@@ -84,6 +94,7 @@ run $R summary "$tmp/run"
 ok $? "malformed meta.json exits 2 naming it"
 
 mkdir -p "$tmp/empty/stock"
+cp tests/fixtures/run-small/meta.json "$tmp/empty/"
 run $R report "$tmp/empty"
 [ "$RC" = 2 ] && [[ $OUT == *"no <variant>/*.result.json"* ]]
 ok $? "a directory without results exits 2"
