@@ -76,7 +76,8 @@ run_split "$RLWORK" dio --dry-run --json "$dir/missing/p.json"
 ok "$(( rc != 2 ))" "--json into a missing directory: exit 2"
 mkdir "$dir/adir"
 run_split "$RLWORK" dio --dry-run --json "$dir/adir"
-[ "$rc" -eq 1 ] && grep -q "writing .*adir: Is a directory" <<<"$err"
-ok $? "PATH that cannot be written (a directory): exit 1, says so"
+[ "$rc" -eq 2 ] && [ -d "$dir/adir" ] &&
+	grep -q "adir' is a directory, which rlwork never replaces" <<<"$err"
+ok $? "PATH that is a directory: refused with exit 2, says so"
 
 done_testing
