@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "iopat.h"
@@ -32,12 +33,14 @@ struct dio_opts {
 	uint64_t fault_threads;
 	uint64_t buffered_threads;
 	bool sparse;
+	bool nowait;
+	uint64_t buf_offset;
 };
 
 enum { ENGINE_SYNC, ENGINE_URING };
 
 enum { OP_READ, OP_WRITE, OP_FAULT, OP_BREAD };
-enum { C_SHORT };
+enum { C_SHORT, C_NOWAIT_AGAIN };
 
 static const char *const rw_choices[] = IOPAT_RW_CHOICES;
 static const char *const layout_choices[] = IOPAT_LAYOUT_CHOICES;
@@ -64,6 +67,10 @@ static const struct opt_def dio_opts[] = {
 	  "threads reading the same file through the page cache (pread)", 0 },
 	{ "sparse", OPT_BOOL, O(sparse), "no", 0, 0, NULL,
 	  "start from a file of holes, so that writes allocate blocks", 0 },
+	{ "buf-offset", OPT_SIZE, O(buf_offset), "0", 0, 3584, NULL,
+	  "O_DIRECT buffers start this many bytes (a multiple of 512) after a page boundary: bios of a multi-bio IO then end inside pages", 0 },
+	{ "nowait", OPT_BOOL, O(nowait), "no", 0, 0, NULL,
+	  "sync engine: issue each IO with preadv2/pwritev2(RWF_NOWAIT) first and redo what it left undone without it (io_uring always tries IOCB_NOWAIT first)", 0 },
 	OPT_END
 };
 
@@ -73,7 +80,8 @@ static const struct op_decl dio_ops[] = {
 };
 
 static const struct counter_decl dio_counters[] = {
-	{ "short_ios", "ios", 0 }, { NULL, NULL, 0 },
+	{ "short_ios", "ios", 0 }, { "nowait_again", "ios", 0 },
+	{ NULL, NULL, 0 },
 };
 
 /* one IO, as an async engine would carry it from submission to completion */
@@ -90,6 +98,13 @@ static int dio_check(struct run *r, char *err, size_t len)
 {
 	const struct dio_opts *d = r->wopts;
 
+	if (d->buf_offset % 512)
+		return snprintf(err, len,
+				"--buf-offset %llu is not a multiple of 512",
+				(unsigned long long)d->buf_offset), -1;
+	if (d->nowait && d->engine != ENGINE_SYNC)
+		return snprintf(err, len,
+				"--nowait is for --engine=sync (io_uring tries IOCB_NOWAIT first by itself)"), -1;
 	if (d->iodepth > 1 && d->engine != ENGINE_URING)
 		return snprintf(err, len,
 				"--iodepth %llu needs --engine=io_uring (sync issues one IO at a time)",
@@ -151,12 +166,48 @@ static void dio_complete(struct worker *w, struct dio_io *io, ssize_t ret)
 				"O_DIRECT read");
 }
 
+/*
+ * RWF_NOWAIT first, as io_uring's first attempt and aio do: the kernel
+ * must either do the whole IO or leave the rest of the buffer for the
+ * blocking retry, which then writes (or reads) exactly what is left.  An
+ * IO of several bios that fails part way through exercises the paths
+ * that undo a partly built IO.
+ */
+static ssize_t dio_sync_io(struct worker *w, int fd, const struct dio_io *io,
+			   size_t bs, bool nowait)
+{
+	struct iovec iov = { .iov_base = io->buf, .iov_len = bs };
+	ssize_t ret, done = 0;
+
+	if (nowait) {
+		if (io->write)
+			ret = pwritev2(fd, &iov, 1, io->off, RWF_NOWAIT);
+		else
+			ret = preadv2(fd, &iov, 1, io->off, RWF_NOWAIT);
+		if (ret == (ssize_t)bs)
+			return ret;
+		if (ret < 0 && errno != EAGAIN)
+			return ret;
+		rl_count(w, C_NOWAIT_AGAIN);
+		if (ret > 0)
+			done = ret;
+	}
+	if (io->write)
+		ret = pwrite(fd, (char *)io->buf + done, bs - done,
+			     io->off + done);
+	else
+		ret = pread(fd, (char *)io->buf + done, bs - done,
+			    io->off + done);
+	return ret < 0 ? ret : ret + done;
+}
+
 static void dio_thread_sync(struct worker *w)
 {
 	const struct dio_opts *d = w->run->wopts;
 	int fd = w->dfd;
 	size_t bs = w->run->o.bs;
-	struct dio_io io = { .buf = w->buf, .rd = w->rd };
+	struct dio_io io = { .buf = (char *)w->buf + d->buf_offset,
+			     .rd = w->rd };
 	struct iopat p;
 	ssize_t ret;
 
@@ -166,10 +217,7 @@ static void dio_thread_sync(struct worker *w)
 		io.write = iopat_is_write(&p, w);
 		dio_prepare(w, &io);
 		io.t0 = rl_now();
-		if (io.write)
-			ret = pwrite(fd, io.buf, bs, io.off);
-		else
-			ret = pread(fd, io.buf, bs, io.off);
+		ret = dio_sync_io(w, fd, &io, bs, d->nowait);
 		dio_complete(w, &io, ret);
 	}
 }
@@ -304,6 +352,7 @@ static int uring_init(struct worker *w, struct uring_thread *u,
 		      unsigned int depth)
 {
 	const struct run *r = w->run;
+	const struct dio_opts *d = r->wopts;
 	unsigned int i;
 	int ret;
 
@@ -324,8 +373,9 @@ static int uring_init(struct worker *w, struct uring_thread *u,
 	if (!u->ios || !u->free)
 		return -ENOMEM;
 	for (i = 0; i < depth; i++) {
-		if (posix_memalign(&u->ios[i].buf, RL_PAGE, r->o.bs))
+		if (posix_memalign(&u->ios[i].buf, RL_PAGE, r->bufsize))
 			return -ENOMEM;
+		u->ios[i].buf = (char *)u->ios[i].buf + d->buf_offset;
 		/* the tagged pattern the harness put in the thread's buffer */
 		memcpy(u->ios[i].buf, w->buf, r->o.bs);
 		if (r->oracle &&
@@ -392,6 +442,10 @@ static int dio_setup(struct run *r)
 	r->nthreads = r->o.threads + d->fault_threads + d->buffered_threads;
 	if (r->bufsize < RL_PAGE)
 		r->bufsize = RL_PAGE;
+	/* room for the IO after --buf-offset, in whole pages */
+	if (d->buf_offset)
+		r->bufsize = (r->o.bs + d->buf_offset + RL_PAGE - 1) /
+			     RL_PAGE * RL_PAGE;
 	if (d->fault_threads) {
 		r->priv = mmap(NULL, r->o.size, PROT_READ, MAP_SHARED,
 			       r->t.fd, 0);
@@ -437,7 +491,14 @@ const struct workload_ops wl_dio = {
 "latency runs from its submission to its reaping. --fault-threads and\n"
 "--buffered-threads add readers of the same pages through mmap faults and\n"
 "the page cache: with --verify the oracle checks none of them returns data\n"
-"older than a DIO write that completed before the read started.",
+"older than a DIO write that completed before the read started.\n"
+"--nowait issues each sync IO with RWF_NOWAIT first (counted in\n"
+"nowait_again when the kernel declines part or all of it); with --bs of\n"
+"several MiB an IO is several bios, so the kernel can give up after the\n"
+"first ones are in flight and must then leave the buffer where it stopped.\n"
+"--buf-offset=512 (or any multiple of 512 below a page) misaligns the\n"
+"O_DIRECT buffers, so the bios of an IO of a MiB or more end inside pages\n"
+"and neighbouring bios of one IO share a page.",
 	.opts = dio_opts,
 	.opts_size = sizeof(struct dio_opts),
 	.ops = dio_ops,
