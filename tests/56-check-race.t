@@ -1,18 +1,19 @@
 #!/bin/bash
 # runners/check-race's verdict, with runners/run replaced by a stub in a
 # copy of the scripts: the variants kernels/variants marks "loses" must
-# lose data and the "safe" ones none; a run that ends before it names its
+# lose data on every point and the "safe" ones none; a run that ends before it names its
 # directory is a failure (1), not bad input (2); bad arguments are 2.
 . "$(dirname "$0")/lib/tap.sh"
-plan 8
+plan 10
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/runners" "$tmp/kernels"
 cp runners/check-race runners/lib.sh "$tmp/runners/"
 printf '%s\n' '# name marker race what' 'stock stock safe x' 'imutex imutex loses y' >"$tmp/kernels/variants"
-# The stub writes one result per variant with the data errors that
-# STUB_ERRORS says ("stock=0 imutex=5"), or fails before a run exists.
+# The stub writes one result per variant and point with the data errors
+# that STUB_ERRORS says ("stock=0 imutex=5", or "imutex=5:0" for two
+# points, p000 and p001), or fails before a run exists.
 cat >"$tmp/runners/run" <<'S'
 #!/bin/bash
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -20,7 +21,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 rd=results/race; rm -rf "${top:?}/$rd"; mkdir -p "$top/$rd"
 for kv in $STUB_ERRORS; do
 	mkdir -p "$top/$rd/${kv%=*}"
-	echo "{\"status\":\"ok\",\"verify\":{\"errors\":${kv#*=}},\"env\":{\"point\":\"p000\"}}" >"$top/$rd/${kv%=*}/p000-i1.result.json"
+	i=0 es=${kv#*=}
+	for e in ${es//:/ }; do
+		echo "{\"status\":\"ok\",\"verify\":{\"errors\":$e},\"env\":{\"point\":\"p00$i\"}}" >"$top/$rd/${kv%=*}/p00$i-i1.result.json"
+		i=$((i + 1))
+	done
 done
 echo "run: $rd"
 S
@@ -31,7 +36,11 @@ STUB_ERRORS="stock=0 imutex=7" run "$cr"
 is "$RC" 0 "imutex loses data, stock none: pass"
 like "$OUT" "imutex: 7 data errors, as expected" "the verdict names what each variant did"
 STUB_ERRORS="stock=0 imutex=0" run "$cr"
-like "$RC:$OUT" "^1:.*imutex: no data errors: the race was not caught" "a loses variant that lost nothing fails"
+like "$RC:$OUT" "^1:.*imutex: no data errors on p000: the race was not caught" "a loses variant that lost nothing fails"
+STUB_ERRORS="stock=0:0 imutex=7:4" run "$cr"
+like "$RC:$OUT" "^0:.*imutex: 11 data errors, as expected without the lock, on every point" "a loses variant that lost data on both points passes"
+STUB_ERRORS="stock=0:0 imutex=7:0" run "$cr"
+like "$RC:$OUT" "^1:.*imutex: no data errors on p001: the race was not caught" "a loses variant that lost data on one point only fails"
 STUB_ERRORS="stock=3 imutex=7" run "$cr"
 like "$RC:$OUT" "^1:.*stock: 3 data errors" "a safe variant that lost data fails"
 STUB_ERRORS="imutex=7" run "$cr"

@@ -3,12 +3,14 @@
 # workload with the oracle on and the hole-punch window widened, and direct
 # IO under the range lock (sync and io_uring, reads and writes, disjoint
 # and overlapping, allocating writes with the shared inode lock, DIO
-# against faults, buffered readers and truncation): no lockdep report,
-# WARN, oops or hang, no data error, a clean filesystem.
+# against faults, buffered readers and truncation; IOs of several bios
+# tried with IOCB_NOWAIT first, bios that end inside pages, allocating
+# writes with the completion widened): no lockdep report, WARN, oops or
+# hang, no data error, a clean filesystem.
 . "$(dirname "$0")/lib/tap.sh"
-plan 8
+plan 11
 
-run runners/run bench --kernel rangelock --debug --matrix debug --name debug-rangelock
+run runners/run bench --kernel rangelock --debug --matrix debug --baseline none --name debug-rangelock
 echo "$OUT" | tail -5 | sed 's/^/# /'
 rd=$(echo "$OUT" | sed -n 's/^run: //p' | tail -1)
 is "$RC" 0 "every point passed on the debug kernel"
@@ -25,4 +27,12 @@ is "$(cat "$rd"/rangelock/fsck-boot*.txt | grep -c '^e2fsck exit: 0$'):$fscks" "
 jq -se '[.[] | select(.workload == "dio" and .params.engine == "io_uring") |
 	.ops[] | select(.name == "write" and .count > 0)] | length > 0' "${res[@]}" >/dev/null
 ok $? "io_uring direct writes ran under the range lock"
+grep -q 'debugfs mapping_lock/dio_end_delay_us = 1000' "$rd"/rangelock/console-boot*.log
+ok $? "the direct write completion delay knob was set"
+jq -se '[.[] | select(.workload == "dio" and .params.nowait == true) |
+	.counters.nowait_again] | add > 0' "${res[@]}" >/dev/null
+ok $? "RWF_NOWAIT direct IO of several bios was declined by the kernel at least once"
+jq -se '[.[] | select(.workload == "dio" and .params["buf-offset"] == 512) |
+	.ops[] | select(.count > 0)] | length > 0' "${res[@]}" >/dev/null
+ok $? "direct IO with bios that end inside pages ran"
 done_testing
