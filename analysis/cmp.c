@@ -153,6 +153,26 @@ void cmp_compute(struct cmp *c, const struct group_metric *a,
 	c->within = c->ub < c->limit;
 }
 
+/*
+ * The one-sided 1 - alpha upper bound of the regression, and whether it
+ * is below the limit; cmp_compute uses its own alpha, the sequential gate
+ * the alpha it spends at the look.
+ */
+void cmp_bound(struct cmp *c, double alpha)
+{
+	bool hib = c->a->def->higher_is_better;
+	double r, tq;
+
+	if (!c->valid)
+		return;
+	r = hib ? -c->w.diff : c->w.diff;
+	tq = c->w.se > 0 ? gsl_cdf_tdist_Pinv(1 - alpha, c->w.df) : 0;
+	c->ub = r + tq * c->w.se;
+	if (c->logscale)
+		c->ub = worse_pct(c->ub, hib);
+	c->within = c->ub < c->limit;
+}
+
 /* Scale to the unit tables print: latency in us, bytes in MiB/s. */
 double metric_scale(const struct metric_def *d, const char **unit)
 {

@@ -18,11 +18,14 @@
  * alpha over the looks n = 3..max: a p-value seen at n counts as p / w(n)
  * with sum w(n) = 1, a valid p-value whatever the stopping rule was
  * (P(min_n p_n / w(n) <= c) <= sum c w(n) = c), so Holm over them keeps
- * the family-wise false-alarm rate at alpha over the whole sequence.
+ * the family-wise false-alarm rate at alpha over the whole sequence. The
+ * PASS bound at n is likewise the 1 - alpha w(n) bound, so a PASS found
+ * at some look is wrong with probability at most alpha.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <gsl/gsl_cdf.h>
 
 #include "rlstat.h"
 
@@ -34,6 +37,7 @@ void gate_init(struct gate *gt)
 	gt->alpha = 0.05;
 	gt->threshold_pct = 2;
 	gt->cost_threshold_pct = 0.25;
+	gt->tail_threshold_pct = 10;
 	gt->primary_share = 0.8;
 	gt->holm = true;
 	gt->max_iter = 10;
@@ -93,10 +97,17 @@ double gate_weight(const struct gate *gt, int n)
 	return n < gt->max_iter ? eps : 1 - interim * eps;
 }
 
-double gate_threshold(const struct gate *gt, const struct point *p)
+/*
+ * The threshold of a metric: cost mode's insn/op is near exact, so a
+ * small one; a p99 moves several times as much as its rate from boot to
+ * boot, and a 2% bound on it would take hundreds of boots to show.
+ */
+double gate_threshold(const struct gate *gt, const struct point *p, int fam)
 {
-	return strcmp(p->mode, "cost") ? gt->threshold_pct :
-	       gt->cost_threshold_pct;
+	if (!strcmp(p->mode, "cost"))
+		return gt->cost_threshold_pct;
+	return fam == FAM_SECONDARY ? gt->tail_threshold_pct :
+	       gt->threshold_pct;
 }
 
 static double family_alpha(const struct gate *gt, int fam)
@@ -191,8 +202,11 @@ void gate_run(const struct gate *gt, struct gitem *it, int m)
 			x->level = af * gate_weight(gt, n) /
 				   (gt->holm && size[x->fam] ? size[x->fam] : 1);
 		cmp_compute(&x->c, &x->ga->m[x->mi], &x->gb->m[x->mi],
-			    gt->alpha, gate_threshold(gt, x->gb->pt),
+			    gt->alpha, gate_threshold(gt, x->gb->pt, x->fam),
 			    gt->no_mde ? NAN : x->level);
+		/* a PASS seen at one of several looks: its bound spent too */
+		if (gt->sequential)
+			cmp_bound(&x->c, gt->alpha * gate_weight(gt, n));
 	}
 	for (fam = 0; fam < 4; fam++) {
 		correct(gt, it, m, fam, false);
@@ -220,10 +234,31 @@ int gate_overall(const struct gitem *it, int m, int nfailed)
 }
 
 /*
- * The sequential rule: a gated metric still wants iterations when it is
- * neither FAIL nor PASS, the data lean towards a regression (one-sided p
- * of "worse" below the futility bound: otherwise more iterations would
- * most likely end INCONCLUSIVE or PASS anyway), and n < max.
+ * Could the max boots still show equivalence? The upper bound at the last
+ * look if the estimate stayed and the standard error shrank as 1 / sqrt(n).
+ */
+static bool pass_reachable(const struct gate *gt, const struct gitem *x)
+{
+	const struct cmp *c = &x->c;
+	bool hib = c->a->def->higher_is_better;
+	double r, ub, t;
+
+	if (!c->logscale)
+		return false;
+	r = hib ? -c->w.diff : c->w.diff;
+	t = gsl_cdf_tdist_Pinv(1 - gt->alpha * gate_weight(gt, gt->max_iter),
+			       c->w.df * gt->max_iter / nmin(x));
+	ub = r + t * c->w.se * sqrt((double)nmin(x) / gt->max_iter);
+	ub = hib ? (1 - exp(-ub)) * 100 : (exp(ub) - 1) * 100;
+	return ub < c->limit;
+}
+
+/*
+ * The sequential rule: a gated metric still wants boots when it is
+ * neither FAIL nor PASS, n < max, and either the data lean towards a
+ * regression (one-sided p of "worse" below the futility bound) or the
+ * remaining boots could still show it equivalent; otherwise more boots
+ * would most likely end where it is (futility).
  */
 bool gate_undecided(const struct gate *gt, const struct gitem *x)
 {
@@ -233,7 +268,8 @@ bool gate_undecided(const struct gate *gt, const struct gitem *x)
 		return false;
 	if (!x->c.valid)
 		return true;
-	return x->v == V_INCONC && x->c.p_worse < gt->futility;
+	return x->v == V_INCONC && (x->c.p_worse < gt->futility ||
+				    pass_reachable(gt, x));
 }
 
 /* meta.json "iterations": "auto", or points with unequal iterations. */

@@ -194,6 +194,8 @@ int regress_main(int argc, char **argv)
 			gt.threshold_pct = parse_threshold(argv[++i]);
 		else if (!strcmp(argv[i], "--cost-threshold") && i + 1 < argc)
 			gt.cost_threshold_pct = parse_threshold(argv[++i]);
+		else if (!strcmp(argv[i], "--tail-threshold") && i + 1 < argc)
+			gt.tail_threshold_pct = parse_threshold(argv[++i]);
 		else if (!strcmp(argv[i], "--alpha") && i + 1 < argc)
 			gt.alpha = parse_alpha(argv[++i]);
 		else if (!strcmp(argv[i], "--correction") && i + 1 < argc) {
@@ -208,8 +210,9 @@ int regress_main(int argc, char **argv)
 		else if (argv[i][0] == '-' || (da && db))
 			die_input("regress: unexpected argument \"%s\"; usage: "
 				  "rlstat regress <runA> <runB> [--threshold "
-				  "2%%] [--cost-threshold 0.25%%] [--alpha 0.05] "
-				  "[--correction holm|none] [-v]", argv[i]);
+				  "2%%] [--cost-threshold 0.25%%] [--tail-threshold "
+				  "10%%] [--alpha 0.05] [--correction holm|none] "
+				  "[-v]", argv[i]);
 		else if (!da)
 			da = argv[i];
 		else
@@ -248,12 +251,13 @@ int regress_main(int argc, char **argv)
 	if (v == V_PASS && skipped)
 		v = V_INCONC;
 	printf("rlstat regress: %s: %d FAIL, %d INCONCLUSIVE, %d PASS of %d "
-	       "gated metrics, %d failed points (threshold %g%%, cost mode "
-	       "%g%%; one-sided "
+	       "gated metrics, %d failed points (threshold %g%%, p99 %g%%, "
+	       "cost mode %g%%; one-sided "
 	       "tests, alpha %g split %g/%g between the primary and secondary "
 	       "families%s%s)\n", verdict_name(v), cnt[V_FAIL], cnt[V_INCONC],
 	       cnt[V_PASS], cnt[0] + cnt[1] + cnt[2], nfail,
-	       gt.threshold_pct, gt.cost_threshold_pct, gt.alpha, gt.alpha * gt.primary_share,
+	       gt.threshold_pct, gt.tail_threshold_pct,
+	       gt.cost_threshold_pct, gt.alpha, gt.alpha * gt.primary_share,
 	       gt.alpha * (1 - gt.primary_share),
 	       gt.holm ? ", Holm within each" : ", uncorrected",
 	       gt.sequential ? ", spent over sequential looks" : "");

@@ -215,8 +215,9 @@ static void header(FILE *f, const struct rctx *x)
 "scale. Amean marks a row with a value <= 0, on the linear scale.\n"
 "*value (change)*: the gate's decision on a gated metric (primary: the\n"
 "main rate of the point; secondary: its p99; one-sided Welch tests on\n"
-"the logs, Holm within each family, alpha %g split %g/%g, threshold\n"
-"%g%%, %g%% in cost mode): FAIL, or better by more than the threshold.\n"
+"the logs, Holm within each family, alpha %g split %g/%g; threshold\n"
+"%g%%, %g%% on p99, %g%% in cost mode): FAIL, or better by more than the\n"
+"threshold.\n"
 "+value (change)+: the same on an ungated metric, uncorrected. Verdict:\n"
 "FAIL; PASS (the one-sided 95%% upper bound of the regression is below\n"
 "the threshold); INCONCLUSIVE (neither: the data cannot tell).\n"
@@ -226,7 +227,8 @@ static void header(FILE *f, const struct rctx *x)
 "FAILED k/n: k of n iterations failed; the point is not compared.\n",
 		r->variants[x->base], x->gt.alpha, x->gt.alpha *
 		x->gt.primary_share, x->gt.alpha * (1 - x->gt.primary_share),
-		x->gt.threshold_pct, x->gt.cost_threshold_pct);
+		x->gt.threshold_pct, x->gt.tail_threshold_pct,
+		x->gt.cost_threshold_pct);
 }
 
 /* Mail clients and diff both dislike trailing blanks. */

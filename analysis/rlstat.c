@@ -20,10 +20,11 @@
 static const char usage[] =
 "usage: rlstat report <rundir> [--baseline VARIANT] [--alpha A]\n"
 "                     [--threshold PCT%] [--cost-threshold PCT%]\n"
-"                     [--no-charts]\n"
+"                     [--tail-threshold PCT%] [--no-charts]\n"
 "       rlstat summary <rundir>\n"
 "       rlstat regress <runA> <runB> [--threshold PCT%] [--alpha A]\n"
-"                      [--cost-threshold PCT%] [--correction holm|none] [-v]\n"
+"                      [--cost-threshold PCT%] [--tail-threshold PCT%]\n"
+"                      [--correction holm|none] [-v]\n"
 "       rlstat next <rundir> [--baseline VARIANT] [--threshold PCT%]\n"
 "                   [--max-iterations N]\n"
 "       rlstat validate <file.result.json>...\n"
@@ -35,7 +36,8 @@ static const char usage[] =
 "         prints the path of report.txt. Baseline default: stock.\n"
 "summary  prints ops/s and latency percentiles per point to stdout.\n"
 "regress  runB against runA: exit 1 FAIL (a gated metric regressed past\n"
-"         the threshold, default 2%, 0.25% for cost mode's insn/op,\n"
+"         the threshold, default 2%, 10% for p99 (--tail-threshold),\n"
+"         0.25% for cost mode's insn/op,\n"
 "         significantly: one-sided Welch tests\n"
 "         on logs, Holm within the primary and secondary families; an\n"
 "         error counter or a failed point), 0 PASS (every gated metric's\n"
@@ -112,6 +114,9 @@ static int cmd_report(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--cost-threshold")) {
 			need_arg(i, argc, argv[i]);
 			x.gt.cost_threshold_pct = parse_threshold(argv[++i]);
+		} else if (!strcmp(argv[i], "--tail-threshold")) {
+			need_arg(i, argc, argv[i]);
+			x.gt.tail_threshold_pct = parse_threshold(argv[++i]);
 		} else if (!strcmp(argv[i], "--no-charts")) {
 			charts = false;
 		} else if (argv[i][0] == '-' || dir) {

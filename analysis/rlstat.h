@@ -189,6 +189,7 @@ struct cmp {
 void cmp_compute(struct cmp *c, const struct group_metric *a,
 		 const struct group_metric *b, double alpha, double thr_pct,
 		 double level);
+void cmp_bound(struct cmp *c, double alpha);
 double metric_scale(const struct metric_def *d, const char **unit);
 const char *metric_label(const struct metric_def *d, char *buf, size_t len);
 void fmt_value(char *buf, size_t len, double v);
@@ -202,6 +203,7 @@ enum verdict { V_PASS, V_INCONC, V_FAIL };
 struct gate {
 	double alpha, threshold_pct;
 	double cost_threshold_pct;	/* cost mode: insn/op is near exact */
+	double tail_threshold_pct;	/* the secondary family: p99 */
 	double primary_share;	/* of alpha; the secondary family has the rest */
 	bool holm;		/* false: --correction none */
 	bool sequential;	/* alpha spent over looks n = 3..max_iter */
@@ -226,7 +228,7 @@ int metric_family(const struct point *p, int mi);
 const char *family_name(int fam);
 const char *verdict_name(int v);
 double gate_weight(const struct gate *gt, int n);
-double gate_threshold(const struct gate *gt, const struct point *p);
+double gate_threshold(const struct gate *gt, const struct point *p, int fam);
 void gate_run(const struct gate *gt, struct gitem *it, int m);
 int gate_overall(const struct gitem *it, int m, int nfailed);
 bool gate_undecided(const struct gate *gt, const struct gitem *it);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The short summary: per point, variant and op, the throughput (harmonic
- * mean and 95% CI half-width) and latency percentiles of the histogram
- * merged over threads and iterations.
+ * The short summary: per point, variant and op, the throughput (geometric
+ * mean over boots and its 95% CI half-width) and latency percentiles of
+ * the histogram merged over threads and boots; cost-mode points as insn/op.
  */
 #include <math.h>
 #include <stdio.h>
@@ -44,6 +44,39 @@ static void op_line(FILE *f, const struct group *g, int k)
 	fprintf(f, " %2d\n", g->niter - g->nfailed);
 }
 
+/* Cost mode: insn/op per op, never a rate or a latency. */
+static void cost_lines(FILE *f, const struct run *r, int pt)
+{
+	const struct group_metric *m;
+	char v[16], ci[16];
+	int i, k;
+
+	fprintf(f, "  (cost mode)  %-12s %8s %6s\n", "op", "insn/op", "+-CI95");
+	for (i = 0; i < r->nvariants; i++) {
+		const struct group *g = run_group(r, pt, i);
+
+		if (!g)
+			continue;
+		if (g->nfailed)
+			fprintf(f, "  %-12s FAILED %d/%d: %s\n", g->variant,
+				g->nfailed, g->niter, g->first_error);
+		if (g->nfailed == g->niter)
+			continue;
+		for (k = 0; k < g->nm; k++) {
+			m = &g->m[k];
+			if (m->def->kind != MK_INSN)
+				continue;
+			ci[0] = 0;
+			if (isfinite(m->s.ci_hi) && m->value > 0)
+				snprintf(ci, sizeof(ci), "%.2f%%", (m->s.ci_hi -
+					 m->s.ci_lo) / 2 / m->value * 100);
+			fmt_value(v, sizeof(v), m->value);
+			fprintf(f, "  %-12s %-12s %s %6s %2d\n", g->variant,
+				m->def->op, v, ci, g->niter - g->nfailed);
+		}
+	}
+}
+
 int report_summary(FILE *f, const struct run *r)
 {
 	int pt, v, k;
@@ -54,6 +87,10 @@ int report_summary(FILE *f, const struct run *r)
 		const struct point *p = r->points[pt];
 
 		put_point_line(f, p);
+		if (!strcmp(p->mode, "cost")) {
+			cost_lines(f, r, pt);
+			continue;
+		}
 		for (v = 0; v < r->nvariants; v++) {
 			const struct group *g = run_group(r, pt, v);
 

@@ -146,6 +146,23 @@ static void test_oc(void)
 	oc_run(&s, 7, T, &r);
 	ok(r.fail <= 0.01, "candidate 5%% faster: FAILs %.4f of runs",
 	   r.fail);
+	/*
+	 * A false PASS: one point exactly at the threshold (2% slower), at
+	 * CV 1% where PASS is within reach. The bound is spent over the
+	 * looks like the test; stopping at the first PASS seen at full
+	 * alpha would claim equivalence far more often than 5%.
+	 */
+	s.cv = 0.01;
+	s.effect = -0.02;
+	s.all_points = false;
+	oc_run(&s, 8, T, &r);
+	ok(r.pass <= 0.05 + tol3(0.05, T), "one point 2%% slower (at the "
+	   "threshold), CV 1%%, sequential: PASS in %.4f of runs (<= 0.05 "
+	   "within simulation error)", r.pass);
+	s.naive = true;
+	oc_run(&s, 8, T, &r);
+	ok(r.pass > 0.05 + tol3(0.05, T), "... and %.4f with the bound at "
+	   "full alpha at every look, why it is spent", r.pass);
 }
 
 int main(void)

@@ -98,9 +98,10 @@ void report_verdict_text(FILE *f, const struct rctx *x)
 	int v = report_overall(x);
 
 	failures(x, &cand, &base);
-	fprintf(f, "Verdict:     %s against %s (threshold %g%%, cost mode %g%%)\n",
-		verdict_name(v), x->r->variants[x->base],
-		x->gt.threshold_pct, x->gt.cost_threshold_pct);
+	fprintf(f, "Verdict:     %s against %s (thresholds %g%%, p99 %g%%, "
+		"cost %g%%)\n", verdict_name(v), x->r->variants[x->base],
+		x->gt.threshold_pct, x->gt.tail_threshold_pct,
+		x->gt.cost_threshold_pct);
 	if (cand)
 		fprintf(f, "  %d candidate point(s) FAILED (below)\n", cand);
 	if (base)
