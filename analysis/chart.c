@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "rlstat.h"
+#include "input.h"
 
 struct charts {
 	FILE *gp;
@@ -463,8 +464,10 @@ static int run_gnuplot(const char *script, const char *log)
 		execlp("gnuplot", "gnuplot", script, (char *)NULL);
 		_exit(127);
 	}
+	tmp_child(pid);
 	if (waitpid(pid, &st, 0) < 0)
 		return -1;
+	tmp_child(0);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <gsl/gsl_errno.h>
 
@@ -27,6 +28,7 @@ const char *rl_input;
 static char *tmp_path[MAX_TMP];
 static bool tmp_isdir[MAX_TMP];
 static pid_t tmp_owner;
+static pid_t tmp_writer;	/* a child writing into them (gnuplot) */
 
 /* A chart directory holds only flat files rlstat and gnuplot wrote. */
 static void remove_tree(const char *dir)
@@ -53,6 +55,12 @@ static void tmp_cleanup(void)
 	/* a forked child (gnuplot before exec) must not remove them */
 	if (tmp_owner != getpid())
 		return;
+	/* else it could create a file after the directory was emptied */
+	if (tmp_writer > 0) {
+		kill(tmp_writer, SIGKILL);
+		waitpid(tmp_writer, NULL, 0);
+		tmp_writer = 0;
+	}
 	for (i = 0; i < MAX_TMP; i++) {
 		if (!tmp_path[i])
 			continue;
@@ -89,6 +97,12 @@ void tmp_track(const char *path, bool isdir)
 			return;
 		}
 	die_input("%s: too many temporary files at once", path);
+}
+
+/* pid writes into the temporaries until tmp_child(0): killed on exit. */
+void tmp_child(pid_t pid)
+{
+	tmp_writer = pid;
 }
 
 /* The temporary was renamed into place or removed by its creator. */

@@ -239,6 +239,25 @@ else
 	ok 1 "the GSL handler test helper builds: $(head -3 "$tmp/cc.log")"
 fi
 
+# SIGTERM while gnuplot writes the charts: a stand-in gnuplot that waits
+# shows the chart directory goes, and its writer with it.
+mkdir -p "$tmp/bin"
+# shellcheck disable=SC2016  # the stand-in script expands them, not this shell
+printf '#!/bin/sh\necho $$ >"$GP_PIDFILE"\nexec sleep 60\n' >"$tmp/bin/gnuplot"
+chmod +x "$tmp/bin/gnuplot"
+mkrun
+l0=$(listing "$tmp/run")
+(cd "$tmp" && GP_PIDFILE=$tmp/gp.pid PATH=$tmp/bin:$PATH exec "$R" report run >/dev/null 2>&1) &
+rl=$!
+for _ in $(seq 300); do [ -s "$tmp/gp.pid" ] && break; sleep 0.1; done
+kill -TERM "$rl"
+wait "$rl"
+RC=$?
+[ "$RC" = 143 ] && [ -s "$tmp/gp.pid" ] && ! kill -0 "$(cat "$tmp/gp.pid")" 2>/dev/null &&
+	[ "$(listing "$tmp/run")" = "$l0" ]
+_tap $? "SIGTERM during gnuplot: exit by the signal, gnuplot gone, no temporary left" \
+	"rc=$RC $(diff <(echo "$l0") <(listing "$tmp/run"))"
+
 # --- valid runs are reported, charts and all ---
 # accepted DESC: rlstat report run exits 0, every chart it lists exists,
 # and nothing but report outputs appears.
