@@ -2,7 +2,7 @@
 # KERNEL=host: the matrix runs on the running kernel inside SCRATCH, with
 # monitors, the topology and the same result format as guests.
 . "$(dirname "$0")/lib/tap.sh"
-plan 16
+plan 18
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -28,6 +28,22 @@ is "$(jq -r .env.pinned "${res[0]}")" true "workers are pinned inside the hwloc 
 like "$(jq -r .host.topology "$rd/meta.json")" "[0-9]+ cores, [0-9]+ PUs" "meta.json records the topology"
 is "$(ls -A "$tmp/scratch")" "" "nothing is left in SCRATCH"
 rm -rf "$rd"
+
+# A matrix that includes another is kept written out in the run, so
+# RESUME reads the run's own copy.
+mkdir "$tmp/inc"
+grep -v '^point' "$tmp/m.matrix" | sed 's/threads 1 2/threads 1/' >"$tmp/inc/base.matrix"
+echo 'point dio --size 4m --rw read' >>"$tmp/inc/base.matrix"
+printf '# top: includes base\ninclude base.matrix\nmonitors vmstat\n' >"$tmp/inc/top.matrix"
+run runners/run bench --kernel host --matrix "$tmp/inc/top.matrix" --scratch "$tmp/scratch"
+rd2=$(echo "$OUT" | sed -n 's/^run: //p' | tail -1)
+[ "$RC" = 0 ] || echo "$OUT" | diag
+ok "$([ "$RC" = 0 ] && ! grep -q "^include" "$rd2/matrix" && grep -q '^point dio' "$rd2/matrix"; echo $?)" \
+	"the run keeps the matrix with its include written out"
+run runners/run bench --kernel host --resume "$rd2" --scratch "$tmp/scratch"
+[ "$RC" = 0 ] || echo "$OUT" | diag
+is "$RC" 0 "and RESUME of it runs from that copy"
+rm -rf "$rd2"
 
 run runners/run bench --kernel host --matrix "$tmp/m.matrix" --scratch "$tmp/nonexistent"
 like "$RC:$OUT" "^2:.*neither a directory nor a block device" "a missing SCRATCH is refused"
