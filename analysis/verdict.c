@@ -56,6 +56,31 @@ static void failures(const struct rctx *x, int *cand, int *base)
 	}
 }
 
+static void failed_lines(FILE *f, const struct rctx *x)
+{
+	const struct run *r = x->r;
+	int pt, v;
+
+	for (pt = 0; pt < r->npoints; pt++) {
+		const struct group *gb = run_group(r, pt, x->base);
+
+		for (v = 0; v < r->nvariants; v++) {
+			const struct group *g = run_group(r, pt, v);
+
+			if (v == x->base || !g)
+				continue;
+			if (g->nfailed)
+				fprintf(f, "  %-15s %-11s %-9s %d of %d boots "
+					"failed\n", "FAILED (FAIL)", g->variant,
+					g->pt->label, g->nfailed, g->niter);
+			else if (!gb || gb->nfailed)
+				fprintf(f, "  %-15s %-11s %-9s the baseline "
+					"failed here\n", "not compared",
+					g->variant, g->pt->label);
+		}
+	}
+}
+
 int report_overall(const struct rctx *x)
 {
 	int cand, base, v = gate_overall(x->it, x->nit, 0);
@@ -102,11 +127,8 @@ void report_verdict_text(FILE *f, const struct rctx *x)
 		"cost %g%%)\n", verdict_name(v), x->r->variants[x->base],
 		x->gt.threshold_pct, x->gt.tail_threshold_pct,
 		x->gt.cost_threshold_pct);
-	if (cand)
-		fprintf(f, "  %d candidate point(s) FAILED (below)\n", cand);
-	if (base)
-		fprintf(f, "  %d point(s) not compared: the baseline failed\n",
-			base);
+	if (cand || base)
+		failed_lines(f, x);
 	for (i = 0; i < x->nit; i++) {
 		const struct gitem *it = &x->it[i];
 
