@@ -162,21 +162,21 @@ static int collect(const struct run *a, const struct run *b,
 }
 
 /* A run too noisy to see the threshold cannot PASS; say how noisy. */
-static void blind_note(const struct gitem *it, int n, double thr)
+static void blind_note(const struct gitem *it, int n)
 {
 	int i, k = 0, blind = 0;
 
 	for (i = 0; i < n; i++) {
 		if (it[i].fam > FAM_SECONDARY || !it[i].c.valid ||
-		    isnan(it[i].c.mde_pct))
+		    !it[i].c.logscale || isnan(it[i].c.mde_pct))
 			continue;
 		k++;
-		blind += it[i].c.mde_pct > thr;
+		blind += it[i].c.mde_pct > it[i].c.limit;
 	}
 	if (blind)
 		printf("note: in %d of %d gated metrics the noise hides "
-		       "changes of %g%% (MDE above the threshold)\n", blind,
-		       k, thr);
+		       "changes of the threshold's size (MDE above it)\n",
+		       blind, k);
 }
 
 int regress_main(int argc, char **argv)
@@ -246,7 +246,7 @@ int regress_main(int argc, char **argv)
 		if (verbose || (it[i].fam != FAM_OTHER && it[i].v != V_PASS))
 			print_item(&it[i], &gt);
 	}
-	blind_note(it, n, gt.threshold_pct);
+	blind_note(it, n);
 	v = gate_overall(it, n, nfail);
 	if (v == V_PASS && skipped)
 		v = V_INCONC;
