@@ -54,7 +54,11 @@ void rl_fail(struct run *r, const char *fmt, ...)
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
+	char err[256];
 
+	/* placed before the gate: the ramp-up already runs where it measures */
+	if (placement_thread(w, err, sizeof(err)))
+		rl_fail(w->run, "%s", err);
 	pthread_mutex_lock(&gate.lock);
 	gate.waiting++;
 	pthread_cond_broadcast(&gate.cond);
@@ -249,6 +253,12 @@ int rl_harness_run(struct run *r)
 			free(tids);
 			return -1;
 		}
+	}
+	if (placement_start(r)) {
+		fprintf(stderr, "rlwork: out of memory for the placement\n");
+		free_workers(r, r->nthreads);
+		free(tids);
+		return -1;
 	}
 	WRITE_ONCE(r->phase, r->o.ramp > 0 ? PHASE_RAMP : PHASE_MEASURE);
 	for (n = 0; n < r->nthreads; n++)

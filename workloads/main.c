@@ -73,6 +73,12 @@ const struct opt_def common_opts[] = {
 	{ "pin", OPT_BOOL, C(pin), "no", NORANGE, NULL,
 	  "pin worker thread i to the i-th allowed CPU (round-robin); recorded as env.pinned",
 	  OPT_NOPARAM },
+	{ "placement", OPT_STR, C(placement), NULL, NORANGE, NULL,
+	  "pack|spread|list:<cpus>: threads on one package's cores first, round-robin over packages, or on the listed CPUs; recorded in env.placement",
+	  OPT_NOPARAM },
+	{ "membind", OPT_STR, C(membind), NULL, NORANGE, NULL,
+	  "local|interleave: each thread's memory on its own NUMA node, or interleaved over the threads' nodes (needs --placement)",
+	  OPT_NOPARAM },
 	{ "inject-corruption", OPT_ENUM, C(inject), "none", NORANGE,
 	  inject_modes, "test only: corrupt a page behind the workload",
 	  OPT_NOPARAM | OPT_HIDDEN },
@@ -153,6 +159,8 @@ static int common_check(struct run *r, char *err, size_t len)
 				(unsigned long long)o->size), -1;
 	if (o->inject && !o->verify)
 		return snprintf(err, len, "--inject-corruption needs --verify"), -1;
+	if (placement_check(r, err, len))
+		return -1;
 	return result_path_check(r, true, err, len);
 }
 

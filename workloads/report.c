@@ -135,6 +135,7 @@ static json_t *params_json(const struct run *r)
 			if (!(d->flags & (OPT_NOPARAM | OPT_HIDDEN)))
 				json_object_set_new(params, d->name,
 					param_value(d, sets[i].base));
+	placement_params(r, params);
 	return params;
 }
 
@@ -199,6 +200,7 @@ static json_t *env_json(const struct run *r)
 	for (i = 0; i < r->o.env.n; i++)
 		json_object_set_new(env, r->o.env.v[i].key,
 				    kv_value(r->o.env.v[i].value));
+	placement_env(r, env);
 	return env;
 }
 

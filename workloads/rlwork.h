@@ -55,6 +55,8 @@ struct common_opts {
 	bool force;
 	bool keep;
 	bool pin;
+	const char *placement;	/* --placement pack|spread|list:<cpus> */
+	const char *membind;	/* --membind local|interleave */
 	unsigned int inject;
 };
 
@@ -151,6 +153,7 @@ struct run {
 	FILE *info;			/* human-readable output */
 	unsigned int *cpus;		/* allowed CPUs at start-up, for --pin */
 	unsigned int ncpus;
+	struct placement *place;	/* --placement or --pin, else NULL */
 	size_t bufsize;
 	struct worker **workers;
 	double measured_s;
@@ -241,6 +244,14 @@ const char *owner_why(enum owner o);
 /* --json PATH: 0, or -1 and a one-line refusal in err */
 int result_path_check(const struct run *r, bool probe, char *err,
 		      size_t len);
+
+/* placement.c: --placement, --membind and env.placement */
+struct json_t;
+int placement_check(struct run *r, char *err, size_t len);
+int placement_start(struct run *r);
+int placement_thread(struct worker *w, char *err, size_t len);
+void placement_params(const struct run *r, struct json_t *params);
+void placement_env(const struct run *r, struct json_t *env);
 
 /* report.c; both return an exit code */
 int report_write(struct run *r);
