@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
 #include <gsl/gsl_integration.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_sort.h>
@@ -170,21 +171,28 @@ static double nct_integrand(double u, void *p)
 double stat_nct_sf(double t, double df, double ncp)
 {
 	gsl_integration_workspace *ws = gsl_integration_workspace_alloc(256);
+	gsl_error_handler_t *eh = gsl_set_error_handler_off();
 	struct nct q = { t, df, ncp };
 	gsl_function f = { nct_integrand, &q };
-	double r, err;
-
 	double lo = df - 12 * sqrt(2 * df), hi = df + 12 * sqrt(2 * df) + 50;
+	double r = NAN, err = INFINITY;
+	int rc;
 
 	/* with many df the density is a narrow spike: integrate around it */
-	if (ncp == 0)
+	if (ncp == 0) {
 		r = gsl_cdf_tdist_Q(t, df);
-	else if (df > 50 ? !gsl_integration_qags(&f, lo > 0 ? lo : 0, hi, 0,
-						 1e-10, 256, ws, &r, &err) :
-		 !gsl_integration_qagiu(&f, 0, 0, 1e-10, 256, ws, &r, &err))
+	} else {
+		rc = df > 50 ? gsl_integration_qags(&f, lo > 0 ? lo : 0, hi, 0,
+						    1e-10, 256, ws, &r, &err) :
+			       gsl_integration_qagiu(&f, 0, 0, 1e-10, 256, ws,
+						     &r, &err);
+		/* not converged: the normal approximation (Johnson & Kotz) */
+		if (rc && !(err < 1e-6))
+			r = 1 - gsl_cdf_ugaussian_Q((t * (1 - 1 / (4 * df)) -
+				ncp) / sqrt(1 + t * t / (2 * df)));
 		r = 1 - r;
-	else
-		r = NAN;
+	}
+	gsl_set_error_handler(eh);
 	gsl_integration_workspace_free(ws);
 	return r < 0 ? 0 : r > 1 ? 1 : r;
 }
