@@ -16,6 +16,12 @@ CANDIDATE ?=
 SCRATCH   ?=
 FORCE     ?= 0
 KSRC      ?=
+BRANCH    ?=
+GOOD      ?=
+BAD       ?=
+POINT     ?=
+METRIC    ?=
+VARIANT   ?= stock
 DEB       ?= 0
 BASE_CONFIG ?=
 ifneq ($(KSRC),)
@@ -26,7 +32,8 @@ endif
 SUBDIRS := $(patsubst %/Makefile,%,$(wildcard workloads/Makefile analysis/Makefile tests/rangelock/Makefile))
 
 .PHONY: help setup all kernels bench report regress rerun bench-locks \
-	bench-generator bench-gate check-race test clean
+	bench-generator bench-gate check-race test clean \
+	nightly bisect test-nightly
 
 help:
 	@echo 'rlbench: what range locks cost and buy the Linux page cache'
@@ -44,6 +51,12 @@ help:
 	@echo '  bench-gate       the regression gate'"'"'s false-alarm rate, power and boots used, simulated'
 	@echo '  check-race       DEBUG kernels of every variant on the widened punch race:'
 	@echo '                   imutex must lose data, the others none'
+	@echo '  nightly          one night: build KSRC'"'"'s BRANCH (or Debian'"'"'s source), run'
+	@echo '                   MATRIX (default nightly) in MODE=both, index it in the history,'
+	@echo '                   write its mail and the trend page (results/nightly/)'
+	@echo '  bisect           KSRC= GOOD= BAD= POINT= METRIC= [VARIANT=] [MODE=cost]: the'
+	@echo '                   commit that moved METRIC of POINT (git bisect run)'
+	@echo '  test-nightly     the slow checks: two real nights and a real bisection'
 	@echo '  test             everything CI runs'
 	@echo '  clean            remove build outputs in the tree (not the kernel cache)'
 	@echo
@@ -59,6 +72,8 @@ help:
 	@echo '  CANDIDATE=<run dir> THRESHOLD=$(THRESHOLD)  for regress'
 	@echo '  SCRATCH=<dir|dev> FORCE=1  for KERNEL=host'
 	@echo '  KSRC=<path>        build from this 6.12 tree instead of Debian'"'"'s source'
+	@echo '  BRANCH=<branch>    nightly: the branch of KSRC to follow (default: its current one)'
+	@echo '  GOOD= BAD= POINT=<p003-dio> METRIC=<read.insn_per_op> VARIANT=$(VARIANT)  for bisect'
 	@echo '  DEB=1 [BASE_CONFIG=/boot/config-...]  kernels: also make .deb packages'
 	@echo '                     (of the guest kernel, or on a lab machine'"'"'s config)'
 	@echo '  BENCH_JSON=<path>  where bench-locks writes its JSON (default tests/rangelock/bench-locks.json)'
@@ -101,6 +116,25 @@ bench-generator: all
 
 bench-gate: all
 	@analysis/bench-gate
+
+# The nightly job and the bisection: timers call runners/nightly directly
+# for its exit codes (0, 1 regression, 3 inconclusive); make turns them
+# into 2.  MATRIX and KERNEL default to the nightly matrix on every variant.
+nightly: all
+	@runners/nightly $(if $(KSRC),--ksrc $(KSRC)) $(if $(BRANCH),--branch $(BRANCH)) \
+		--matrix $(if $(filter command line environment,$(origin MATRIX)),$(MATRIX),nightly) \
+		--kernel $(if $(filter command line environment,$(origin KERNEL)),$(KERNEL),all) \
+		--mode $(or $(MODE),both) --accel $(ACCEL) --threshold $(THRESHOLD) \
+		$(if $(ITERATIONS),--iterations $(ITERATIONS))
+
+bisect: all
+	@runners/bisect --ksrc "$(KSRC)" --good "$(GOOD)" --bad "$(BAD)" --point "$(POINT)" \
+		--metric "$(METRIC)" --variant $(VARIANT) --mode $(or $(MODE),cost) --accel $(ACCEL) \
+		--threshold $(THRESHOLD) \
+		--matrix $(if $(filter command line environment,$(origin MATRIX)),$(MATRIX),nightly)
+
+test-nightly: all
+	@RLBENCH_SLOW=1 prove --exec '' $(if $(V),-v) tests/85-nightly-real.t
 
 check-race: all
 	@runners/check-race --accel $(ACCEL)
