@@ -164,8 +164,9 @@ static void tput_chart(struct charts *c, int first, int mi, int seq)
 			continue;
 		plot = plot_append(plot, "$t%d using 1:2 with linespoints "
 				   "lw 2 pt 7 lc %d title '%s', $t%d using "
-				   "1:2:3:4 with yerrorbars lc %d pt 7 notitle", v,
-				   v + 1, r->variants[v], v, v + 1);
+				   "1:2:3:4 with yerrorbars lc %d pt 7 "
+				   "notitle", v, v + 1, r->variants[v], v,
+				   v + 1);
 	}
 	if (!plot) {
 		render_empty(c, "no variant ran this series cleanly");

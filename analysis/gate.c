@@ -184,7 +184,7 @@ static void decide(struct gitem *x, double af)
 /* it[].ga, gb, mi set by the caller; fills in everything else. */
 void gate_run(const struct gate *gt, struct gitem *it, int m)
 {
-	int i, fam, size[4] = { 0 };
+	int i, k, fam, size[4] = { 0 };
 
 	for (i = 0; i < m; i++) {
 		it[i].fam = metric_family(it[i].gb->pt, it[i].mi);
@@ -198,9 +198,9 @@ void gate_run(const struct gate *gt, struct gitem *it, int m)
 		double af = family_alpha(gt, x->fam);
 
 		x->level = af;
+		k = gt->holm && size[x->fam] ? size[x->fam] : 1;
 		if (x->fam == FAM_PRIMARY || x->fam == FAM_SECONDARY)
-			x->level = af * gate_weight(gt, n) /
-				   (gt->holm && size[x->fam] ? size[x->fam] : 1);
+			x->level = af * gate_weight(gt, n) / k;
 		cmp_compute(&x->c, &x->ga->m[x->mi], &x->gb->m[x->mi],
 			    gt->alpha, gate_threshold(gt, x->gb->pt, x->fam),
 			    gt->no_mde ? NAN : x->level);

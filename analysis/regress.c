@@ -148,7 +148,8 @@ static int collect(const struct run *a, const struct run *b,
 				       ga->first_error);
 				continue;
 			}
-			*items = realloc(*items, (n + gb->nm) * sizeof(**items));
+			*items = realloc(*items,
+					 (n + gb->nm) * sizeof(**items));
 			if (!*items)
 				die_input("out of memory");
 			for (k = 0; k < gb->nm; k++) {
@@ -210,9 +211,9 @@ int regress_main(int argc, char **argv)
 		else if (argv[i][0] == '-' || (da && db))
 			die_input("regress: unexpected argument \"%s\"; usage: "
 				  "rlstat regress <runA> <runB> [--threshold "
-				  "2%%] [--cost-threshold 0.25%%] [--tail-threshold "
-				  "10%%] [--alpha 0.05] [--correction holm|none] "
-				  "[-v]", argv[i]);
+				  "2%%] [--cost-threshold 0.25%%] "
+				  "[--tail-threshold 10%%] [--alpha 0.05] "
+				  "[--correction holm|none] [-v]", argv[i]);
 		else if (!da)
 			da = argv[i];
 		else

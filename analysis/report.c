@@ -200,8 +200,8 @@ static void header(FILE *f, const struct rctx *x)
 	if (lo == hi)
 		fprintf(f, "Iterations:  %d boots per point and variant\n", lo);
 	else
-		fprintf(f, "Iterations:  %d to %d boots per point and variant\n",
-			lo, hi);
+		fprintf(f, "Iterations:  %d to %d boots per point and "
+			"variant\n", lo, hi);
 	fprintf(f, "Results:     %d files, %d points, %d variants, "
 		"%d failed iterations\n", r->nfiles, r->npoints,
 		r->nvariants, nfail);
