@@ -313,15 +313,16 @@ int mail_write(FILE *f, const struct hist *h, int ni, double thr,
 		fprintf(f, "failed:  %d point(s); their results say why\n",
 			n->failed);
 	if (nfail) {
-		fprintf(f, "\nChanged metrics (the gate, threshold %g%%, "
-			"against %s):\n", thr, n->ref);
+		fprintf(f, "\nChanged metrics (the gate against %s; the "
+			"regress command below\nshows each metric's threshold):\n",
+			n->ref);
 		for (i = 0; i < nitems; i++)
 			if (!it[i].cp)
 				item_text(f, h, &it[i]);
 	}
 	if (ninc)
-		fprintf(f, "\n%d gated metric(s) INCONCLUSIVE: the noise hides "
-			"a change of %g%%.\n", ninc, thr);
+		fprintf(f, "\n%d gated metric(s) INCONCLUSIVE: neither worse past "
+			"the threshold\nnor shown to be within it.\n", ninc);
 	if (ncp) {
 		fprintf(f, "\nChange points first seen tonight (E-Divisive "
 			"means, significance %g):\n", o->sig);
