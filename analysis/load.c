@@ -487,6 +487,28 @@ static void group_finish(struct group *g, double conf)
 	}
 }
 
+/*
+ * One label, one point: measured results of p000-dio whose workload or
+ * params differ are a broken run, never two points of the same name.
+ * ref[k]: 1 + the first passing document of point k, 0 if none yet.
+ */
+static void same_label(struct run *r, const int *ref, struct doc *d, int k)
+{
+	const struct point *p = r->points[k], *q;
+	int i;
+
+	for (i = 0; i < r->npoints; i++) {
+		q = r->points[i];
+		if (i == k || !ref[i] || strcmp(q->label, p->label) ||
+		    strcmp(q->mode, p->mode))
+			continue;
+		die_input("%s: workload or params differ from %s, another "
+			  "result of point %s (accepted: every result of a "
+			  "point has the same workload and params)",
+			  d[ref[k] - 1].path, d[ref[i] - 1].path, p->label);
+	}
+}
+
 struct run *run_load(const char *dir, double conf)
 {
 	static char *loaded;
@@ -525,6 +547,7 @@ struct run *run_load(const char *dir, double conf)
 					ds.d[ref[k] - 1].j);
 		} else {
 			ref[k] = i + 1;
+			same_label(r, ref, ds.d, k);
 		}
 		point_add_metrics(r->points[k], &ds.d[i]);
 	}

@@ -147,6 +147,9 @@ refused "a metric missing in another variant" run/stock/p000-dio-i3.result.json 
 mkrun; edit "$tmp/$f2" 'del(.ops[] | select(.name == "write")) | del(.metrics[] | select(.name | startswith("write.")))'
 refused "an op missing from one iteration" $f2 'op "write" missing; run/imutex/p000-dio-i1\.result\.json, another passing iteration of this point, has it'
 
+mkrun; edit "$tmp/$f2" '.params.bs = 8192'
+refused "params that differ within a point (would split it in two)" $f2 'workload or params differ from run/imutex/p000-dio-i1\.result\.json, another result of point p000-dio \(accepted: every result of a point has the same workload and params\)'
+
 # --- numbers rlwork cannot write ---
 mkrun; edit "$tmp/$f2" '.ops[0].ops_per_s = 1e80'
 refused "a huge rate (1e80)" $f2 'op "read": ops_per_s 1e\+80 is not count / runtime_s'
