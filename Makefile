@@ -9,6 +9,8 @@ MATRIX    ?= default
 ACCEL     ?= auto
 DEBUG     ?= 0
 BASELINE  ?= stock
+MODE      ?=
+ITERATIONS ?=
 THRESHOLD ?= 2%
 RESUME    ?=
 RUN       ?=
@@ -32,7 +34,7 @@ endif
 SUBDIRS := $(patsubst %/Makefile,%,$(wildcard workloads/Makefile analysis/Makefile tests/rangelock/Makefile))
 
 .PHONY: help setup all kernels bench report regress rerun bench-locks \
-	bench-generator bench-gate check-race test clean \
+	bench-generator bench-noise bench-gate check-race test clean \
 	nightly bisect test-nightly
 
 help:
@@ -49,6 +51,7 @@ help:
 	@echo '  bench-locks      lock+unlock microbenchmark, prints ratios'
 	@echo '  bench-generator  rlwork vs fio on the same job, prints ratios'
 	@echo '  bench-gate       the regression gate'"'"'s false-alarm rate, power and boots used, simulated'
+	@echo '  bench-noise      the 1-thread points in cost and time mode, CoeffVar per mode and point'
 	@echo '  check-race       DEBUG kernels of every variant on the widened punch race:'
 	@echo '                   imutex must lose data, the others none'
 	@echo '  nightly          one night: build KSRC'"'"'s BRANCH (or Debian'"'"'s source), run'
@@ -68,7 +71,12 @@ help:
 	@echo '  DEBUG=$(DEBUG)     1: lockdep/hung-task debug kernels'
 	@echo '  RESUME=<run dir>   finish an interrupted run'
 	@echo '  RUN=<run dir>      for report and rerun'
-	@echo '  BASELINE=$(BASELINE)  variant (report) or run dir (regress)'
+	@echo '  BASELINE=$(BASELINE)  variant (report) or run dir (regress); for bench: the variant'
+	@echo '                     run alongside KERNEL, interleaved (none: only KERNEL)'
+	@echo '  MODE=time|cost|both  bench: wall-clock time, or instructions per op under'
+	@echo '                     QEMU icount (deterministic), or both (default: the matrix)'
+	@echo '  ITERATIONS=N|auto  bench: boots per variant; auto (time mode) adds boots'
+	@echo '                     for the points still undecided, up to max_iterations'
 	@echo '  CANDIDATE=<run dir> THRESHOLD=$(THRESHOLD)  for regress'
 	@echo '  SCRATCH=<dir|dev> FORCE=1  for KERNEL=host'
 	@echo '  KSRC=<path>        build from this 6.12 tree instead of Debian'"'"'s source'
@@ -94,7 +102,7 @@ bench: all
 	@runners/run bench --kernel $(KERNEL) --matrix $(MATRIX) --accel $(ACCEL) \
 		$(if $(filter 1,$(DEBUG)),--debug) $(if $(RESUME),--resume $(RESUME)) \
 		$(if $(SCRATCH),--scratch $(SCRATCH)) $(if $(filter 1,$(FORCE)),--force) \
-		--baseline $(BASELINE)
+		--baseline $(BASELINE) $(if $(MODE),--mode $(MODE)) $(if $(ITERATIONS),--iterations $(ITERATIONS))
 
 report: all
 	@test -n "$(RUN)" || { echo 'make report: set RUN=results/<run>' >&2; exit 2; }
@@ -116,6 +124,9 @@ bench-generator: all
 
 bench-gate: all
 	@analysis/bench-gate
+
+bench-noise: all
+	@runners/bench-noise --kernel $(KERNEL) --accel $(ACCEL)
 
 # The nightly job and the bisection: timers call runners/nightly directly
 # for its exit codes (0, 1 regression, 3 inconclusive); make turns them

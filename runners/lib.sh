@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the runner scripts; sourced, never run.
 
 RLBENCH_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -36,6 +37,12 @@ classify_log() {
 		return 0
 	done
 	return 0
+}
+
+# first_line PREFIX FILE: the rest of FILE's first line that starts with
+# PREFIX.  Reads to the end, so no pipeline upstream ever gets SIGPIPE.
+first_line() {
+	awk -v p="$1" '!found && index($0, p) == 1 {print substr($0, length(p) + 1); found = 1}' "${2:--}"
 }
 
 variants_list() {

@@ -7,6 +7,7 @@
 plan 19
 
 tmp=$(mktemp -d)
+# shellcheck disable=SC2317  # run from the EXIT trap
 cleanup() { [ -n "${loopdev:-}" ] && losetup -d "$loopdev"; rm -rf "$tmp"; }
 trap cleanup EXIT
 
@@ -36,9 +37,9 @@ is "$(st p003-dio .status)" ok "the runner rebooted and ran the next point"
 is "$(st p004-@hang .status)" failed "the hanging point failed"
 like "$(st p004-@hang .error)" "^hang: " "its reason is the hang"
 is "$(st p005-buffered-rw .status)" ok "the point after the hang passed"
-is "$(ls "$rd"/stock/console-boot*.log | grep -vc fallback)" 3 "three boots: after the panic and after the hang"
+is "$(find "$rd"/stock -name 'console-boot*.log' ! -name '*fallback*' | wc -l)" 3 "three boots: after the panic and after the hang"
 if [ -r /dev/kvm ] && [ -w /dev/kvm ]; then
-	ok $([ -f "$rd"/stock/console-boot1-kvm-fallback.log ]; echo $?) "the KVM attempt that could not boot was abandoned"
+	ok "$([ -f "$rd"/stock/console-boot1-kvm-fallback.log ]; echo $?)" "the KVM attempt that could not boot was abandoned"
 else
 	ok 0 "# SKIP /dev/kvm not usable here: TCG chosen without a KVM attempt"
 fi
@@ -63,14 +64,14 @@ for _ in $(seq 1 300); do
 	[ -n "$rd2" ] && ls "$rd2"/stock/*.result.json >/dev/null 2>&1 && break
 done
 kill -TERM -- -"$pid" 2>/dev/null; wait "$pid" 2>/dev/null
-first=$(ls "$rd2"/stock/*.result.json 2>/dev/null | head -1)
-ok $([ -n "$first" ]; echo $?) "the killed run kept its completed result"
-nbefore=$(ls "$rd2"/stock/*.result.json 2>/dev/null | wc -l)
-ok $([ "$nbefore" -lt 4 ]; echo $?) "the run was interrupted before the end ($nbefore of 4)"
+first=$(find "$rd2"/stock -name '*.result.json' 2>/dev/null | sort | sed -n 1p)
+ok "$([ -n "$first" ]; echo $?)" "the killed run kept its completed result"
+nbefore=$(find "$rd2"/stock -name '*.result.json' 2>/dev/null | wc -l)
+ok "$([ "$nbefore" -lt 4 ]; echo $?)" "the run was interrupted before the end ($nbefore of 4)"
 sum=$(sha256sum "$first" | cut -c1-64)
 run runners/run bench --resume "$rd2"
 is "$RC" 0 "RESUME finishes the run"
-is "$(ls "$rd2"/stock/*.result.json | wc -l)" 4 "every point has its result"
+is "$(find "$rd2"/stock -name '*.result.json' | wc -l)" 4 "every point has its result"
 is "$(sha256sum "$first" | cut -c1-64)" "$sum" "the result recorded before the kill is untouched"
 
 # Bare metal: a device that holds a filesystem is refused without FORCE.

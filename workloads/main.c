@@ -25,6 +25,7 @@ static const struct workload_ops *const workloads[] = {
 	&wl_truncate_storm,
 	&wl_buffered_rw,
 	&wl_readahead,
+	&wl_calib,
 };
 
 static const char *const inject_modes[] = { "none", "stale", "tag",

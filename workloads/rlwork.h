@@ -259,6 +259,6 @@ int report_point(struct run *r);
 
 /* the workload table */
 extern const struct workload_ops wl_dio, wl_mmap_punch, wl_truncate_storm,
-	wl_buffered_rw, wl_readahead;
+	wl_buffered_rw, wl_readahead, wl_calib;
 
 #endif

@@ -1,0 +1,182 @@
+#!/bin/bash
+# The plan runners/run drives, checked without building or booting: the
+# kernel build, the guest runner and `rlstat` are stubs (RLBENCH_KBUILD,
+# RLBENCH_QEMU, RLBENCH_RLSTAT) that record what they were asked and write
+# fake results.  Boots interleave in a seeded, balanced order recorded in
+# meta.json; KERNEL=rangelock runs the stock baseline too; RESUME runs only
+# the missing boots; ITERATIONS=auto extends exactly the points `rlstat
+# next` names; cost mode refuses virtio-blk and names its results -cost;
+# the flavours follow the matrix.
+. "$(dirname "$0")/lib/tap.sh"
+plan 37
+
+tmp=$(mktemp -d)
+made=()
+# shellcheck disable=SC2317  # run from the EXIT trap
+cleanup() { rm -rf "$tmp"; for d in ${made[@]+"${made[@]}"}; do rm -rf "$d"; done; }
+trap cleanup EXIT
+make -s -C workloads >/dev/null 2>&1
+
+cat >"$tmp/kbuild" <<'S'
+#!/bin/bash
+# kernels/build stand-in: a build directory with what the runner reads.
+v=$1; shift
+name=$v
+for f in "$@"; do name=$name-${f#--}; done
+echo "$v $*" >>"$STUB/kbuild.log"
+d=$STUB/build/$name
+mkdir -p "$d/include/config" "$d/arch/x86/boot"
+echo "6.12.0-rl-$name" >"$d/include/config/kernel.release"
+echo "CONFIG_STUB_$name=y" >"$d/.config"
+: >"$d/arch/x86/boot/bzImage"
+echo "$d"
+S
+cat >"$tmp/qemu" <<'S'
+#!/bin/bash
+# runners/qemu stand-in: one fake ok result per plan line; logs the boot.
+# STUB_DIE_AFTER=N: the N+1st boot dies like a killed runner.
+while [ $# -gt 0 ]; do
+	case $1 in --plan) plan=$2 ;; --out) out=$2 ;; --variant) v=$2 ;; --mode) m=$2 ;; --device) dev=$2 ;; esac
+	shift 2
+done
+n=$(cat "$STUB/boots" 2>/dev/null || echo 0)
+[ -n "${STUB_DIE_AFTER:-}" ] && [ "$n" -ge "$STUB_DIE_AFTER" ] && exit 130
+echo $((n + 1)) >"$STUB/boots"
+it=$(awk 'NR == 1 {print $2}' "$plan")
+echo "$v $m $it $(awk '{print $1}' "$plan" | xargs)" >>"$STUB/boots.log"
+echo "$v $m $dev" >>"$STUB/devices.log"
+cat "$plan" >>"$STUB/plans.log"
+mkdir -p "$out"
+while read -r key iter _; do
+	echo "{\"status\": \"ok\", \"boot\": $((n + 1))}" >"$out/$key-i$iter.result.json"
+done <"$plan"
+S
+cat >"$tmp/rlstat" <<'S'
+#!/bin/bash
+# rlstat stand-in: `next` prints STUB/next-<k> for the run's current
+# time-mode iteration k (nothing when absent), or STUB/next-always.
+case $1 in
+next)
+	k=$(jq '[.boot_order[] | select(.mode == "time") | .iteration] | max' "$2/meta.json")
+	echo "next $k $*" >>"$STUB/next.log"
+	cat "$STUB/next-$k" "$STUB/next-always" 2>/dev/null
+	exit 0 ;;
+report) exit 0 ;;
+esac
+exit 2
+S
+chmod +x "$tmp/kbuild" "$tmp/qemu" "$tmp/rlstat"
+export RLBENCH_KBUILD=$tmp/kbuild RLBENCH_QEMU=$tmp/qemu RLBENCH_RLSTAT=$tmp/rlstat
+cat >"$tmp/two.matrix" <<'M'
+# two: two points
+iterations 3
+runtime 1
+ramp 0
+point dio --threads 1 --size 4m
+point buffered-rw --threads 1 --size 4m
+M
+
+fresh() { export STUB=$tmp/stub-$1; rm -rf "$STUB"; mkdir -p "$STUB"; }
+rundir() { sed -n 's/^run: //p' <<<"$OUT" | tail -1; }
+bench() { run runners/run bench --matrix "$tmp/two.matrix" "$@"; rd=$(rundir); [ -n "$rd" ] && made+=("$TOP/$rd"); }
+
+# KERNEL=rangelock, as the README writes it (no --name): stock joins it,
+# and the boots interleave.
+fresh order
+bench --kernel rangelock --seed 7
+is "$RC" 0 "KERNEL=rangelock runs (exit 0)"
+like "$rd" "^results/[0-9]{8}-[0-9]{6}-two-stock\+rangelock$" "the run is named after the matrix and both variants"
+is "$(jq -r '[.variants[].name] | join(" ")' "$rd/meta.json")" "stock rangelock" "meta.json lists the stock baseline and rangelock"
+is "$(jq -r '.seed' "$rd/meta.json")" 7 "meta.json records the seed"
+order=$(jq -r '.boot_order[] | "\(.variant) \(.mode) \(.iteration)"' "$rd/meta.json")
+is "$(wc -l <<<"$order")" 6 "boot_order: 3 boots per variant"
+is "$(awk '{print $1, $2, $3}' "$STUB/boots.log")" "$order" "the boots ran in the recorded order"
+# No variant runs all its iterations before another starts.
+interleaved() {	# ORDER: 0 when every variant's last boot comes after every other's first
+	awk '{if (!($1 in first)) first[$1] = NR; last[$1] = NR}
+	     END {for (a in last) for (b in first) if (a != b && last[a] < first[b]) exit 1}' <<<"$1"
+}
+ok "$(interleaved "$order"; echo $?)" "no variant runs all its iterations before another starts"
+ok "$(interleaved $'a\na\na\nb\nb\nb'; [ $? = 1 ]; echo $?)" "(the check fails a sequential order)"
+r1=$(awk '$3 == 1 {print $1}' <<<"$order" | xargs) r2=$(awk '$3 == 2 {print $1}' <<<"$order" | xargs)
+is "$r2" "$(xargs -n1 <<<"$r1" | tac | xargs)" "the second round runs the first backwards (ABBA)"
+is "$(grep -c -- '--env mode=time' "$STUB/plans.log")" 12 "every plan line carries --env mode=time"
+results=$(find "$rd" -name '*.result.json' | sed 's|.*/||' | sort | uniq -c | awk '{print $1}' | sort -u | xargs)
+is "$(find "$rd" -name '*.result.json' | wc -l):$results" "12:2" "one result per variant, point and iteration"
+rd_seed7=$rd
+fresh order2
+bench --kernel rangelock --seed 7
+is "$(jq -c '.boot_order' "$rd/meta.json")" "$(jq -c '.boot_order' "$rd_seed7/meta.json")" "the same seed gives the same order"
+
+fresh none
+bench --kernel rangelock --baseline none
+is "$(jq -r '[.variants[].name] | join(" ")' "$rd/meta.json")" rangelock "BASELINE=none runs only KERNEL"
+
+# RESUME: a runner killed after three boots; the rerun runs the other three.
+fresh resume
+STUB_DIE_AFTER=3 bench --kernel rangelock --seed 11
+is "$RC" 130 "the killed runner stops"
+rd=$(find "$TOP/results" -maxdepth 1 -name '*-two-stock+rangelock' -newer "$tmp/two.matrix" | sort | tail -1)
+rd=${rd#"$TOP"/}
+made+=("$TOP/$rd")
+is "$(find "$rd" -name '*.result.json' | wc -l)" 6 "three boots' results are kept"
+sums=$(find "$rd" -name '*.result.json' -exec sha256sum {} + | sort)
+cp "$STUB/boots.log" "$tmp/before.log"
+run runners/run bench --resume "$rd"
+is "$RC" 0 "RESUME finishes the run"
+want=$(jq -r '.boot_order[3:][] | "\(.variant) \(.mode) \(.iteration)"' "$rd/meta.json")
+is "$(tail -n +4 "$STUB/boots.log" | awk '{print $1, $2, $3}')" "$want" "RESUME ran exactly the three missing boots, in order"
+is "$(find "$rd" -name '*.result.json' | wc -l)" 12 "every result is there"
+is "$(find "$rd" -name '*.result.json' -exec sha256sum {} + | grep -cF -f <(awk '{print $1}' <<<"$sums"))" 6 "the results from before the kill are untouched"
+
+# ITERATIONS=auto: after 3 rounds `rlstat next` names p001-dio, after 4
+# both points, after 5 nothing: rounds 4 and 5 run exactly those.
+fresh auto
+echo p001-dio >"$STUB/next-3"
+printf 'p001-dio\np002-buffered-rw\n' >"$STUB/next-4"
+bench --kernel rangelock --iterations auto --seed 5
+is "$RC" 0 "ITERATIONS=auto runs"
+is "$(jq -r '.boot_order[] | select(.iteration == 4) | "\(.variant) \(.points | join(","))"' "$rd/meta.json" | sort | xargs)" \
+	"rangelock p001-dio stock p001-dio" "round 4: the point rlstat next named, on both variants"
+is "$(awk '$3 == 4 {print $1, $4, $5}' "$STUB/boots.log" | sort | xargs)" "rangelock p001-dio stock p001-dio" "and its boots ran only that point"
+is "$(awk '$3 == 5 {print $1, $4, $5}' "$STUB/boots.log" | sort | xargs)" \
+	"rangelock p001-dio p002-buffered-rw stock p001-dio p002-buffered-rw" "round 5: both named points"
+is "$(jq '.boot_order | length' "$rd/meta.json")" 10 "no round 6 once nothing is undecided"
+like "$(head -1 "$STUB/next.log")" "^next 3 next .* --baseline stock$" "rlstat next is asked against the baseline"
+ok "$(interleaved "$(jq -r '.boot_order[] | "\(.variant)"' "$rd/meta.json")"; echo $?)" "the added rounds interleave too"
+fresh auto-max
+echo p002-buffered-rw >"$STUB/next-always"
+printf '# m\nmax_iterations 5\ninclude two.matrix\n' >"$tmp/max.matrix"
+run runners/run bench --matrix "$tmp/max.matrix" --kernel rangelock --iterations auto
+rd=$(rundir); made+=("$TOP/$rd")
+is "$(jq '[.boot_order[].iteration] | max' "$rd/meta.json")" 5 "a point never decided stops at max_iterations"
+
+# Cost mode: results named -cost, env.mode=cost, a memory device.
+fresh both
+bench --kernel stock --mode both --iterations 2
+is "$RC" 0 "MODE=both runs"
+is "$(find "$rd/stock" -name '*-cost-i*.result.json' | wc -l):$(find "$rd/stock" -name '*.result.json' ! -name '*-cost-*' | wc -l)" "4:4" \
+	"MODE=both: <point>-cost-iN and <point>-iN results"
+is "$(grep -c -- '--env mode=cost' "$STUB/plans.log"):$(grep -c -- '--env mode=time' "$STUB/plans.log")" "4:4" "with env.mode cost and time"
+is "$(sort -u "$STUB/devices.log" | xargs)" "stock cost brd stock time virtio-blk" "cost boots use brd, time boots the matrix's device"
+printf '# v\ndevice virtio-blk\ninclude two.matrix\n' >"$tmp/virtio.matrix"
+n0=$(find "$TOP/results" -maxdepth 1 | wc -l)
+run runners/run bench --matrix "$tmp/virtio.matrix" --kernel stock --mode cost
+like "$RC:$OUT" "^2:run: [^ ]*/virtio.matrix:2: device virtio-blk cannot run in cost mode" "a virtio-blk cost matrix is refused with its line"
+is "$(find "$TOP/results" -maxdepth 1 | wc -l)" "$n0" "and no run directory is made"
+
+# Flavours: the lock counters for `monitors mapping_lock` (none for
+# imutex, which has no lock), xfs only where Kconfig allows it.
+fresh flavours
+printf '# f\nmonitors mapping_lock\ninclude two.matrix\n' >"$tmp/stats.matrix"
+run runners/run bench --matrix "$tmp/stats.matrix" --kernel imutex,rangelock --iterations 1
+rd=$(rundir); made+=("$TOP/$rd")
+is "$(sort "$STUB/kbuild.log" | xargs)" "imutex rangelock --stats stock --stats" "mapping_lock builds the stats flavour, imutex without"
+is "$(jq -r '.flavours_skipped[0] | "\(.variant) \(.flavour)"' "$rd/meta.json")" "imutex stats" "meta.json records the skipped flavour"
+fresh xfs
+printf '# x\nfs xfs\ndisk_mb 320\ninclude two.matrix\n' >"$tmp/xfs.matrix"
+run runners/run bench --matrix "$tmp/xfs.matrix" --kernel rangelock --iterations 1
+rd=$(rundir); made+=("$TOP/$rd")
+is "$(xargs <"$STUB/kbuild.log")" "stock --xfs" "an xfs matrix builds the xfs flavour of stock only"
+is "$(jq -r '.skipped[0].variant' "$rd/meta.json")" rangelock "and skips rangelock in meta.json"
+done_testing

@@ -1,0 +1,61 @@
+#!/bin/bash
+# Cost mode boots stock under QEMU icount (guest time counts instructions):
+# the calibration loop of known instruction count measures within 1% of
+# it, two boots of the same kernel agree within 0.1% on a 1-thread direct
+# read (a determinism check, not a timing one), and a cost matrix on
+# virtio-blk is refused before anything boots.
+. "$(dirname "$0")/lib/tap.sh"
+plan 12
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+loops=200000
+cat >"$tmp/cost.matrix" <<M
+# cost: calibration and one direct read, two boots
+mode cost
+iterations 2
+runtime 2
+ramp 1
+cpus 1
+mem_mb 512
+disk_mb 128
+point calib --loops $loops
+point dio --rw read --layout disjoint --size 16m --threads 1
+M
+run runners/run bench --kernel stock --baseline none --matrix "$tmp/cost.matrix"
+echo "$OUT" | tail -5 | sed 's/^/# /'
+rd=$(sed -n 's/^run: //p' <<<"$OUT" | tail -1)
+is "$RC" 0 "the cost-mode run passed"
+res=("$rd"/stock/*.result.json)
+is "$(printf '%s\n' "${res[@]##*/}" | xargs)" \
+	"p001-calib-cost-i1.result.json p001-calib-cost-i2.result.json p002-dio-cost-i1.result.json p002-dio-cost-i2.result.json" \
+	"results are named <point>-cost-i<N>"
+is "$(jq -r '"\(.env.mode) \(.env.accel) \(.env.device)"' "${res[0]}")" "cost tcg brd" "they record cost mode, TCG and the memory device"
+grep -q -- '-icount shift=0,sleep=off,align=off' "$rd"/stock/qemu-boot1.cmd
+ok $? "the guest ran under icount"
+is "$(find "$rd"/stock -name 'qemu-boot*.cmd' | wc -l)" 2 "one boot per iteration"
+
+# Calibration: 2 x loops instructions per op, plus the op's bookkeeping
+# and the ticks that land in it, which must stay under 1%.
+want=$((2 * loops))
+for i in 1 2; do
+	ipo=$(jq -r '.ops[] | select(.name == "loop") | 1e9 / .ops_per_s | floor' "$rd/stock/p001-calib-cost-i$i.result.json")
+	ok "$(awk -v g="$ipo" -v w="$want" 'BEGIN {exit !(g >= w && (g - w) / w < 0.01)}'; echo $?)" \
+		"boot $i: calib measures $ipo insn/op for a loop of $want instructions (within 1%)"
+done
+# The check itself fails a figure 2% off.
+ok "$(awk -v g=$((want * 102 / 100)) -v w="$want" 'BEGIN {exit !(g >= w && (g - w) / w < 0.01)}'; [ $? = 1 ]; echo $?)" \
+	"(the 1% check fails a figure 2% off)"
+
+# Determinism: the same kernel, two boots, the same 1-thread direct read.
+r1=$(jq -r '.ops[0].ops_per_s' "$rd/stock/p002-dio-cost-i1.result.json")
+r2=$(jq -r '.ops[0].ops_per_s' "$rd/stock/p002-dio-cost-i2.result.json")
+within() { awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN {d = (a - b) / b; if (d < 0) d = -d; exit !(b > 0 && d <= t)}'; }
+ok "$(within "$r1" "$r2" 0.001; echo $?)" "two boots agree within 0.1% on dio read: $r1 vs $r2 ops/s"
+ok "$(within 100 100.2 0.001; [ $? = 1 ]; echo $?)" "(the 0.1% check fails a 0.2% difference)"
+
+# A virtio-blk cost matrix is refused before anything boots.
+sed 's/^cpus 1$/device virtio-blk/' "$tmp/cost.matrix" >"$tmp/virtio.matrix"
+run runners/run bench --kernel stock --baseline none --matrix "$tmp/virtio.matrix"
+like "$RC:$OUT" "^2:run: [^ ]*/virtio.matrix:7: device virtio-blk cannot run in cost mode" "device virtio-blk in cost mode is refused, naming its line"
+done_testing
