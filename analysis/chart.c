@@ -58,17 +58,20 @@ static void begin(struct charts *c, int kind, char *name, char *caption)
 		"set grid ytics\nset border 3\nset tics nomirror\n");
 }
 
-/* Both terminals from one plot command. */
+/*
+ * Both terminals from one plot command. gnuplot runs in the chart
+ * directory: the run directory's path, whatever it holds (a quote, a
+ * newline), never enters the script.
+ */
 static void render(struct charts *c, const char *plot)
 {
 	const char *name = c->v[c->n - 1].name;
 
 	fprintf(c->gp, "set terminal pngcairo size 960,540 noenhanced "
-		"font 'sans,10'\nset output '%s/%s.png'\n%s\n", c->tmp, name,
-		plot);
+		"font 'sans,10'\nset output '%s.png'\n%s\n", name, plot);
 	fprintf(c->gp, "set terminal svg size 960,540 noenhanced "
 		"font 'sans,10' background '#ffffff'\nset output "
-		"'%s/%s.svg'\nreplot\nset output\n", c->tmp, name);
+		"'%s.svg'\nreplot\nset output\n", name);
 }
 
 /* gnuplot refuses a plot without one valid point: say why it is empty. */
@@ -452,7 +455,7 @@ static const char *last_line(const char *log)
 	return line;
 }
 
-static int run_gnuplot(const char *script, const char *log)
+static int run_gnuplot(const char *dir, const char *log)
 {
 	int st;
 	pid_t pid = fork();
@@ -462,7 +465,9 @@ static int run_gnuplot(const char *script, const char *log)
 	if (!pid) {
 		if (!freopen(log, "w", stdout) || !freopen(log, "a", stderr))
 			_exit(127);
-		execlp("gnuplot", "gnuplot", script, (char *)NULL);
+		if (chdir(dir))
+			_exit(126);
+		execlp("gnuplot", "gnuplot", "charts.gp", (char *)NULL);
 		_exit(127);
 	}
 	tmp_child(pid);
@@ -521,7 +526,7 @@ int report_charts(const struct rctx *x, struct chart **charts, int *ncharts)
 	point_charts(&c);
 	if (fclose(c.gp))
 		die_input("%s: %s", script, strerror(errno));
-	rc = run_gnuplot(script, log);
+	rc = run_gnuplot(tmp, log);
 	if (rc == 127)
 		die_input("gnuplot not found: install gnuplot-nox (make setup)");
 	if (rc)

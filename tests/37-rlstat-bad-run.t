@@ -296,6 +296,14 @@ mkrun; edit "$tmp/run/meta.json" '.ended = null'
 accepted "a run that has not ended (meta.json ended null)"
 like "$(cat "$tmp/run/report.txt")" 'Matrix: +synthetic\.matrix, 2026-12-03T08:00:00Z, not ended' "  its report says so"
 
+# The run directory's path never enters the gnuplot script: a quote could
+# end a string there and gnuplot's system() run the rest.
+odd="$tmp/it's"$'\n'"x'.system('touch pwned').'"
+analysis/rlsynth "$odd" --variants stock,imutex --threads 1 --iterations 3 >/dev/null
+run "$R" report "$odd"
+[ "$RC" = 0 ] && [ -s "$odd/relative-throughput.png" ] && [ -z "$(find "$tmp" "$TOP" -maxdepth 3 -name pwned)" ]
+ok $? "a run directory named with a quote, a newline and system(): charts made, nothing run"
+
 # The count depends on the case lists above: the plan comes last.
 echo "1..$TAP_N"
 done_testing
