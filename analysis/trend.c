@@ -71,8 +71,8 @@ static void chart_script(FILE *g, const struct hist *h, const struct tchart *c,
 		"set key outside right top vertical\nset grid ytics\n"
 		"set border 3\nset tics nomirror\nset xlabel 'night'\n"
 		"set ylabel '%s (CI95 band)'\nset xtics rotate by -45 "
-		"font ',8'\nset offsets 0.3, 0.3, 0, 0\n", c->caption,
-		h->s[c->first].unit);
+		"font ',8'\nset xrange [-0.5:%d.5]\n", c->caption,
+		h->s[c->first].unit, h->nn - 1);
 	fputs("set xtics (", g);
 	for (i = 0; i < h->nn; i++)
 		fprintf(g, "%s'%s' %d", i ? ", " : "", h->nights[i].night, i);
