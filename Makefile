@@ -25,6 +25,10 @@ POINT     ?=
 METRIC    ?=
 VARIANT   ?= stock
 DEB       ?= 0
+DEVICE_TYPE ?= qemu
+KERNEL_URL ?=
+LAVA      ?=
+JOBS      ?=
 BASE_CONFIG ?=
 ifneq ($(KSRC),)
 export KSRC
@@ -35,6 +39,7 @@ SUBDIRS := $(patsubst %/Makefile,%,$(wildcard workloads/Makefile analysis/Makefi
 
 .PHONY: help setup all kernels bench report regress rerun bench-locks \
 	bench-generator bench-noise bench-gate check-race test clean \
+	lava-jobs lava-submit lava-collect test-lava \
 	nightly bisect test-nightly
 
 help:
@@ -60,6 +65,11 @@ help:
 	@echo '  bisect           KSRC= GOOD= BAD= POINT= METRIC= [VARIANT=] [MODE=cost]: the'
 	@echo '                   commit that moved METRIC of POINT (git bisect run)'
 	@echo '  test-nightly     the slow checks: two real nights and a real bisection'
+	@echo '  lava-jobs        LAVA job definitions of MATRIX on KERNEL (one per boot), validated'
+	@echo '                   with lava-run; prints the job files (DEVICE_TYPE=, KERNEL_URL=)'
+	@echo '  lava-submit      JOBS=<job dir|files> [LAVA=<lavacli identity>]: submit, wait, collect'
+	@echo '  lava-collect     JOBS=<job ids|run-local dirs> [LAVA=]: finished jobs to a run directory'
+	@echo '  test-lava        a real lava-run of the smoke matrix and of a panicking job'
 	@echo '  test             everything CI runs'
 	@echo '  clean            remove build outputs in the tree (not the kernel cache)'
 	@echo
@@ -84,6 +94,8 @@ help:
 	@echo '  GOOD= BAD= POINT=<p003-dio> METRIC=<read.insn_per_op> VARIANT=$(VARIANT)  for bisect'
 	@echo '  DEB=1 [BASE_CONFIG=/boot/config-...]  kernels: also make .deb packages'
 	@echo '                     (of the guest kernel, or on a lab machine'"'"'s config)'
+	@echo '  DEVICE_TYPE=$(DEVICE_TYPE) KERNEL_URL=<url of the job dir'"'"'s artifacts/>  for lava-jobs'
+	@echo '  LAVA=<identity>    lavacli identity (its server and token stay in ~/.config/lavacli.yaml)'
 	@echo '  BENCH_JSON=<path>  where bench-locks writes its JSON (default tests/rangelock/bench-locks.json)'
 	@echo '  RLBENCH_CACHE      kernel sources, builds, ccache (default ~/.cache/rlbench)'
 
@@ -146,6 +158,27 @@ bisect: all
 
 test-nightly: all
 	@RLBENCH_SLOW=1 prove --exec '' $(if $(V),-v) tests/85-nightly-real.t
+
+# LAVA (runners/lava): the dispatcher and client are a setup group of
+# their own (scripts/setup lava), installed only for these targets.
+lava-jobs: all
+	@scripts/setup lava
+	@jobs=$$(runners/lava jobs --kernel $(KERNEL) --matrix $(MATRIX) --baseline $(BASELINE) \
+		--device-type $(DEVICE_TYPE) $(if $(KERNEL_URL),--kernel-url $(KERNEL_URL)) \
+		$(if $(ITERATIONS),--iterations $(ITERATIONS))) && runners/lava validate $$jobs >&2 && echo "$$jobs"
+
+lava-submit: all
+	@scripts/setup lava
+	@test -n "$(JOBS)" || { echo 'make lava-submit: set JOBS=<job dir or files> (make lava-jobs)' >&2; exit 2; }
+	@runners/lava submit $(if $(LAVA),--identity $(LAVA)) $(JOBS)
+
+lava-collect: all
+	@test -n "$(JOBS)" || { echo 'make lava-collect: set JOBS=<job ids or run-local dirs>' >&2; exit 2; }
+	@runners/lava collect $(if $(LAVA),--identity $(LAVA)) $(JOBS)
+
+test-lava: all
+	@scripts/setup lava
+	@RLBENCH_LAVA=1 prove --exec '' $(if $(V),-v) tests/73-lava-run.t
 
 check-race: all
 	@runners/check-race --accel $(ACCEL)
