@@ -301,8 +301,11 @@ int mail_write(FILE *f, const struct hist *h, int ni, double thr,
 		free(t);
 		return ferror(f);
 	}
-	fprintf(f, "rlbench nightly %s: %s%s%s\n\n", n->night, n->verdict,
-		n->ref ? " against " : "", n->ref ? n->ref : "");
+	t = xasprintf("rlbench nightly %s: %s%s%s", n->night, n->verdict,
+		      n->ref ? " against " : "", n->ref ? n->ref : "");
+	wrap(f, 4, "", t);
+	free(t);
+	fputc('\n', f);
 	kernel_line(f, n);
 	t = xasprintf("machine: %s", n->host ? n->host : "unknown");
 	wrap(f, 9, "", t);
@@ -313,9 +316,12 @@ int mail_write(FILE *f, const struct hist *h, int ni, double thr,
 		fprintf(f, "failed:  %d point(s); their results say why\n",
 			n->failed);
 	if (nfail) {
-		fprintf(f, "\nChanged metrics (the gate against %s; the "
-			"regress command below\nshows each metric's threshold):\n",
-			n->ref);
+		t = xasprintf("Changed metrics (the gate against %s; the "
+			      "regress command below shows each metric's "
+			      "threshold):", n->ref);
+		fputc('\n', f);
+		wrap(f, 0, "", t);
+		free(t);
 		for (i = 0; i < nitems; i++)
 			if (!it[i].cp)
 				item_text(f, h, &it[i]);

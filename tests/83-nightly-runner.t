@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 [ -x analysis/rlstat ] && [ -x analysis/rlsynth ] || make -s -C analysis >/dev/null || exit 2
 make -s -C workloads >/dev/null 2>&1 || exit 2
-plan 17
+plan 18
 
 tmp=$(mktemp -d)
 # shellcheck disable=SC2317  # run from the EXIT trap
@@ -116,6 +116,9 @@ run_split night
 is "$rc" 1 "a night whose commit is 8% slower exits 1"
 like "$(head -1 "$nout/$(date -u +%Y%m%d)-$c2/report-mail.txt")" "^Subject: \[rlbench\] (-[0-9.]+% dio read ops/s|\+[0-9.]+% dio read insn/op) on stock \(commit ${c2:0:7}\)$" \
 	"its mail's subject names the change and the commit"
+
+is "$(find "$nout" -name report-mail.txt -exec cat {} + | awk 'length > 79' | wc -l)" 0 \
+	"every mail line is under 80 columns, long night names included"
 
 # killed half way, finished by the next invocation
 gitc "fs: a third commit"
