@@ -26,7 +26,7 @@ static const char *const colours[] = { "#1f77b4", "#d62728", "#2ca02c",
 				       "#9467bd", "#ff7f0e", "#8c564b" };
 
 struct tchart {
-	char *name, *caption;
+	char *name, *caption, *title;	/* title: short, in the chart */
 	int first;		/* first series of the chart in h->s */
 	int n;			/* series in it (consecutive) */
 };
@@ -71,7 +71,7 @@ static void chart_script(FILE *g, const struct hist *h, const struct tchart *c,
 		"set key outside right top vertical\nset grid ytics\n"
 		"set border 3\nset tics nomirror\nset xlabel 'night'\n"
 		"set ylabel '%s (CI95 band)'\nset xtics rotate by -45 "
-		"font ',8'\nset xrange [-0.5:%d.5]\n", c->caption,
+		"font ',8'\nset xrange [-0.5:%d.5]\n", c->title,
 		h->s[c->first].unit, h->nn - 1);
 	fputs("set xtics (", g);
 	for (i = 0; i < h->nn; i++)
@@ -238,6 +238,8 @@ int trend_write(const struct hist *h, const char *out, double thr)
 		c[nc].first = i;
 		c[nc].n = 1;
 		c[nc].name = fname(&h->s[i]);
+		c[nc].title = xasprintf("%s: %s, %s mode", h->s[i].point,
+					h->s[i].label, h->s[i].mode);
 		c[nc].caption = xasprintf("%s %s (%s): %s, %s mode",
 					  h->s[i].point, h->s[i].workload,
 					  h->s[i].params, h->s[i].label,
