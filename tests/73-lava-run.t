@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 [ "${RLBENCH_LAVA:-0}" = 1 ] || { echo "1..0 # skip boots a kernel under lava-run: make test-lava"; exit 0; }
 command -v lava-run >/dev/null || bail_out "lava-run not installed (scripts/setup lava)"
-plan 17
+plan 18
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -38,6 +38,9 @@ is "$(jq -r '.kernel.release' "${results[0]}")" "$(cat "$kdir/include/config/ker
 like "$(jq -r '.kernel.release' "${results[0]}")" "^6\.12\.[0-9]+-rl-stock$" "the release is the stock variant's"
 is "$(jq -r '[.env.accel, .env.runner] | join(" ")' "${results[0]}")" "tcg lava" "the accelerator and the runner are recorded"
 is "$(jq -r '.variants[0].accel' "$run_dir/meta.json")" tcg "meta.json records the same accelerator"
+mem=$(runners/matrix configs/smoke.matrix | awk '$2 == "mem_mb" {print $3}')
+ok "$(jq -e --argjson m "$mem" '.env.mem_mb <= $m and .env.mem_mb > $m * 0.8' "${results[0]}" >/dev/null; echo $?)" \
+	"the guest has the matrix's memory ($mem MiB; the job's context sets the device's -m)"
 is "$(jq -s 'map(.verify.errors) | add' "${results[@]}")" 0 "the oracle found no data errors on stock"
 jq_ok "meta.json names the LAVA job, device and worker" "$run_dir/meta.json" \
 	'.runner == "lava" and (.lava.jobs[0].id | startswith("local-")) and .lava.jobs[0].device == "rlbench-qemu-x86_64" and .lava.jobs[0].health == "Complete"'
