@@ -56,5 +56,5 @@ is "$(grep -c 'stand-in failure' <<<"$OUT")" 20 "and shows its first 20 errors"
 run kernels/build stock --lockdep
 like "$RC:$OUT" "^2:.*unknown option '--lockdep' \(accepted: --debug, --stats, --xfs\)" "an unknown flavour: exit 2, the accepted ones named"
 run kernels/build stockk
-like "$RC:$OUT" "^2:.*unknown KERNEL='stockk'; valid: imutex stock" "an unknown variant: exit 2"
+like "$RC:$OUT" "^2:.*unknown KERNEL='stockk'; valid: stock imutex" "an unknown variant: exit 2"
 done_testing

@@ -27,6 +27,8 @@ bash_files() {
 pipe_traps() {
 	local f
 	for f in "$@"; do
+		# this file holds a broken script as a sample, not as code
+		[ "${f##*/}" = "${0##*/}" ] && continue
 		grep -qE '^set -[a-z]*o pipefail|^set -o pipefail' "$f" || continue
 		grep -nE '\|[[:space:]]*(head|grep[[:space:]]+(-[a-zA-Z]*q|--quiet))\b' "$f" |
 			grep -vE '^[0-9]+:[[:space:]]*#|sigpipe-safe:' | sed "s|^|$f:|"
@@ -42,8 +44,8 @@ set -euo pipefail
 x=$(ls $1 | head -1)
 echo $x
 B
-shellcheck "$tmp/bad" >/dev/null 2>&1
-ok "$([ $? != 0 ]; echo $?)" "shellcheck fails a script with unquoted expansions"
+if shellcheck "$tmp/bad" >/dev/null 2>&1; then r=1; else r=0; fi
+ok "$r" "shellcheck fails a script with unquoted expansions"
 is "$(pipe_traps "$tmp/bad" | cut -d: -f2)" 3 "the pipe check finds a | head under pipefail"
 
 mapfile -t files < <(bash_files)
