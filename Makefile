@@ -40,7 +40,7 @@ SUBDIRS := $(patsubst %/Makefile,%,$(wildcard workloads/Makefile analysis/Makefi
 .PHONY: help setup all kernels bench report regress rerun bench-locks \
 	bench-generator bench-noise bench-gate check-race test clean \
 	lava-jobs lava-submit lava-collect test-lava \
-	nightly bisect test-nightly
+	nightly bisect test-nightly test-kernels
 
 help:
 	@echo 'rlbench: what range locks cost and buy the Linux page cache'
@@ -65,6 +65,7 @@ help:
 	@echo '  bisect           KSRC= GOOD= BAD= POINT= METRIC= [VARIANT=] [MODE=cost]: the'
 	@echo '                   commit that moved METRIC of POINT (git bisect run)'
 	@echo '  test-nightly     the slow checks: two real nights and a real bisection'
+	@echo '  test-kernels     kernel tests beyond CI: the rwsem-range debug guest (tests/slow)'
 	@echo '  lava-jobs        LAVA job definitions of MATRIX on KERNEL (one per boot), validated'
 	@echo '                   with lava-run; prints the job files (DEVICE_TYPE=, KERNEL_URL=)'
 	@echo '  lava-submit      JOBS=<job dir|files> [LAVA=<lavacli identity>]: submit, wait, collect'
@@ -185,6 +186,11 @@ check-race: all
 
 test: all
 	@prove --exec '' $(if $(V),-v) tests/*.t
+
+# Kernel tests that need more cold builds than CI's time allows
+# (rwsem-range-debug); run them before posting a series.
+test-kernels: all
+	@prove --exec '' $(if $(V),-v) tests/slow/*.t
 
 clean:
 	@for d in $(SUBDIRS); do $(MAKE) --no-print-directory -C $$d clean; done

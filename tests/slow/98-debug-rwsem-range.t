@@ -7,7 +7,7 @@
 # truncation; IOs of several bios tried with IOCB_NOWAIT first, bios that
 # end inside pages, allocating writes with the completion widened): no
 # lockdep report, WARN, oops or hang, no data error, a clean filesystem.
-. "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/../lib/tap.sh"
 plan 12
 
 run runners/run bench --kernel rwsem-range --debug --matrix debug --baseline none --name debug-rwsem-range
