@@ -7,6 +7,7 @@
 #   is GOT WANT "name"     string equality, with both shown on failure
 #   like GOT REGEX "name"  bash regex match
 #   skip "why"             one test counted as passed, with the reason
+#   todo STATUS "name" "bug"  a known, unfixed bug: reported, not failed
 #   diag                   stdin as TAP comments, on stderr
 #   run CMD...             sets OUT (stdout and stderr, in order) and RC
 #   run_split CMD...       sets out (stdout), err (stderr) and rc
@@ -46,6 +47,13 @@ ok() { local rc=$1; shift; _tap "$rc" "$1"; }
 is() { [ "$1" = "$2" ]; _tap $? "$3" "got: '$1'"$'\n'"want: '$2'"; }
 like() { [[ $1 =~ $2 ]]; _tap $? "$3" "got: '$1'"$'\n'"want match: '$2'"; }
 skip() { TAP_N=$((TAP_N + 1)); echo "ok $TAP_N # skip $1"; }
+# todo STATUS "name" "known bug": a test of a known, unfixed bug; prove
+# reports it (and says when it starts passing) without failing the file.
+todo() {
+	TAP_N=$((TAP_N + 1))
+	if [ "$1" = 0 ]; then echo "ok $TAP_N - $2 # TODO $3"
+	else echo "not ok $TAP_N - $2 # TODO $3"; fi
+}
 diag() { sed 's/^/# /' >&2; }
 bail_out() { echo "Bail out! $*"; exit 255; }
 
