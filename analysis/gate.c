@@ -300,12 +300,35 @@ bool run_is_sequential(const struct run *r, int *max_iter)
 	return seq;
 }
 
+/**
+ * gate_add_pair - append one item per metric of @gb, compared with @ga
+ * @it: the items so far (realloc'ed), @n: their number, updated
+ *
+ * Return: the items; exits through die_input() when memory runs out.
+ */
+struct gitem *gate_add_pair(struct gitem *it, int *n, const struct group *ga,
+			    const struct group *gb)
+{
+	int k;
+
+	it = realloc(it, (*n + gb->nm) * sizeof(*it));
+	if (!it)
+		die_input("out of memory");
+	for (k = 0; k < gb->nm; k++) {
+		memset(&it[*n], 0, sizeof(*it));
+		it[*n].ga = ga;
+		it[*n].gb = gb;
+		it[(*n)++].mi = k;
+	}
+	return it;
+}
+
 /* Every variant against the baseline, at every point both ran cleanly. */
 struct gitem *gate_within(const struct gate *gt, const struct run *r,
 			  int base, int *m)
 {
 	struct gitem *it = NULL;
-	int pt, v, k, n = 0;
+	int pt, v, n = 0;
 
 	for (pt = 0; pt < r->npoints; pt++) {
 		const struct group *ga = run_group(r, pt, base), *gb;
@@ -315,15 +338,7 @@ struct gitem *gate_within(const struct gate *gt, const struct run *r,
 			if (v == base || !ga || !gb || ga->nfailed ||
 			    gb->nfailed)
 				continue;
-			it = realloc(it, (n + gb->nm) * sizeof(*it));
-			if (!it)
-				die_input("out of memory");
-			for (k = 0; k < gb->nm; k++) {
-				memset(&it[n], 0, sizeof(*it));
-				it[n].ga = ga;
-				it[n].gb = gb;
-				it[n++].mi = k;
-			}
+			it = gate_add_pair(it, &n, ga, gb);
 		}
 	}
 	gate_run(gt, it, n);

@@ -230,7 +230,7 @@ static struct gitem *pair(const struct run *a, const struct run *b, int *m,
 			  int *nfailed)
 {
 	struct gitem *it = NULL;
-	int v, p, k, n = 0;
+	int v, p, n = 0;
 
 	*nfailed = 0;
 	for (v = 0; v < b->nvariants; v++)
@@ -249,15 +249,7 @@ static struct gitem *pair(const struct run *a, const struct run *b, int *m,
 				       run_variant_index(a, b->variants[v]));
 			if (!ga || ga->nfailed || ga->nm != gb->nm)
 				continue;
-			it = realloc(it, (n + gb->nm) * sizeof(*it));
-			if (!it)
-				die_input("out of memory");
-			for (k = 0; k < gb->nm; k++) {
-				memset(&it[n], 0, sizeof(*it));
-				it[n].ga = ga;
-				it[n].gb = gb;
-				it[n++].mi = k;
-			}
+			it = gate_add_pair(it, &n, ga, gb);
 		}
 	*m = n;
 	return it;

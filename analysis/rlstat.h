@@ -230,6 +230,8 @@ const char *verdict_name(int v);
 double gate_weight(const struct gate *gt, int n);
 double gate_threshold(const struct gate *gt, const struct point *p, int fam);
 void gate_run(const struct gate *gt, struct gitem *it, int m);
+struct gitem *gate_add_pair(struct gitem *it, int *n, const struct group *ga,
+			    const struct group *gb);
 int gate_overall(const struct gitem *it, int m, int nfailed);
 bool gate_undecided(const struct gate *gt, const struct gitem *it);
 bool run_is_sequential(const struct run *r, int *max_iter);

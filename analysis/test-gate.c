@@ -14,27 +14,7 @@
 
 #include "rlstat.h"
 
-static int ntest, nfail;
-
-static void ok(bool cond, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void ok(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", cond ? "" : "not ", ++ntest);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	nfail += !cond;
-}
-
-static bool near(double x, double want, double tol)
-{
-	return fabs(x - want) <= tol;
-}
+#include "tap.h"
 
 static struct metric_def rate = { .name = "read.ops_per_s", .unit = "ops/s",
 	.higher_is_better = true, .kind = MK_OPS, .op = "read" };

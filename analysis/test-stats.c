@@ -18,27 +18,7 @@
 
 #include "rlstat.h"
 
-static int ntest, nfail;
-
-static void ok(bool cond, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void ok(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", cond ? "" : "not ", ++ntest);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	nfail += !cond;
-}
-
-static bool near(double x, double want, double tol)
-{
-	return fabs(x - want) <= tol;
-}
+#include "tap.h"
 
 /* Rescale x in place to exactly the given sample mean and sd. */
 static void shape(double *x, int n, double mean, double sd)
