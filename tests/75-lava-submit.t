@@ -7,7 +7,7 @@
 # job ids, the device and its worker.
 . "$(dirname "$0")/lib/tap.sh"
 make -s -C workloads >/dev/null || bail_out "rlwork does not build"
-plan 8
+plan 10
 
 tmp=$(mktemp -d)
 rd=
@@ -66,6 +66,13 @@ is "$(sort "$tmp/srv/waited" | xargs)" "101 102" "every job was waited for"
 is "$(jq -r '.status' "$rd"/stock/p001-dio-i*.result.json | xargs)" "ok ok" "one result per job, from the YAML job logs"
 jq_ok "meta.json names the server's job ids, the device and its worker" "$rd/meta.json" \
 	'[.lava.jobs[] | .id] == ["101", "102"] and all(.lava.jobs[]; .device == "qemu-07" and .worker == "lab-worker-3" and .health == "Complete")'
+# Jobs submitted some other way, collected by id as the README writes it.
+rd2=
+PATH=$tmp/bin:$PATH run make --no-print-directory lava-collect JOBS="101 102" LAVA=lab
+rd2=$(echo "$OUT" | sed -n 's/^run: //p' | tail -1)
+is "$RC" 0 "make lava-collect JOBS=\"101 102\" LAVA=lab collects by id"
+is "$(jq -r '.status' "$rd2"/stock/p001-dio-i*.result.json 2>/dev/null | xargs)" "ok ok" "into a run of its own with both results"
+[ -n "$rd2" ] && [ "$rd2" != "$rd" ] && rm -rf "$rd2"
 run runners/lava submit --identity lab "$tmp/res.json"
 like "$RC:$OUT" "^2:.*is not an rlbench job" "a file that is not an rlbench job is refused before anything is submitted"
 done_testing

@@ -4,7 +4,7 @@
 # README writes it (KVM when it works, TCG otherwise), and check what comes
 # back.
 . "$(dirname "$0")/lib/tap.sh"
-plan 18
+plan 20
 
 run runners/run kernels --kernel stock
 is "$RC" 0 "stock kernel builds"
@@ -37,9 +37,16 @@ clean=$(cat "$run_dir"/stock/fsck-boot*.txt 2>/dev/null | grep -c 'e2fsck exit: 
 ok "$([ "$fscks" -ge 1 ] && [ "$fscks" = "$clean" ]; echo $?)" "the disk image is clean after every boot ($clean/$fscks)"
 ok "$([ -s "$run_dir/report.txt" ] && ls "$run_dir"/*.png >/dev/null 2>&1; echo $?)" "the report and a chart were written"
 
+# make bench RESUME= of a finished run boots nothing and reports again.
+nres=$(find "$run_dir" -name '*.result.json' | wc -l)
+run make --no-print-directory bench RESUME="$run_dir"
+is "$RC" 0 "make bench RESUME= of a finished run succeeds"
+ok "$(! grep -q '\[boot [0-9]' <<<"$OUT" && [ "$(find "$run_dir" -name '*.result.json' | wc -l)" = "$nres" ] &&
+	[ -s "$run_dir/report.txt" ]; echo $?)" "and boots nothing: the results are as they were"
+
 # make rerun: the same matrix and kernels into a new directory that names
 # the run it repeats.
-run runners/run rerun --run "$run_dir"
+run make --no-print-directory rerun RUN="$run_dir"
 rerun_dir=$(echo "$OUT" | sed -n 's/^run: \(results\/\)/\1/p' | tail -1)
 is "$RC" 0 "the rerun passed"
 ok "$([ -n "$rerun_dir" ] && [ "$rerun_dir" != "$run_dir" ] && cmp -s "$run_dir/matrix" "$rerun_dir/matrix"; echo $?)" "into a new directory, with the same matrix"
