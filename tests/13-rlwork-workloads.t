@@ -22,6 +22,11 @@ cases=(
 	"read|readahead --threads 2"
 	"read,willneed|readahead --mode=willneed --window 256k"
 )
+# a workload no case names runs with its defaults: one added later is
+# checked here without an edit (its own ops belong in its own test)
+for w in $("$RLWORK" --list); do
+	printf '%s\n' "${cases[@]}" | grep -qE "^[^|]*[|]$w( |$)" || cases+=("|$w")
+done
 plan $(( ${#cases[@]} * 2 + 3 ))
 
 trap 'rm -rf "$dir"' EXIT

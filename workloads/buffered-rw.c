@@ -134,7 +134,7 @@ static int brw_setup(struct run *r)
 	return 0;
 }
 
-const struct workload_ops wl_buffered_rw = {
+WORKLOAD(wl_buffered_rw) = {
 	.name = "buffered-rw",
 	.summary = "pread/pwrite through the page cache, warm or cold",
 	.help =

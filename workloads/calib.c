@@ -54,7 +54,7 @@ static void calib_thread(struct worker *w)
 	}
 }
 
-const struct workload_ops wl_calib = {
+WORKLOAD(wl_calib) = {
 	.name = "calib",
 	.summary = "a loop of 2 x --loops instructions per op, to check cost mode's unit",
 	.help =

@@ -476,7 +476,7 @@ static void dio_teardown(struct run *r)
 		munmap(r->priv, r->o.size);
 }
 
-const struct workload_ops wl_dio = {
+WORKLOAD(wl_dio) = {
 	.name = "dio",
 	.summary = "O_DIRECT pread/pwrite, threads on disjoint, shared or random offsets",
 	.help =

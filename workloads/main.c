@@ -19,14 +19,29 @@
 #include "oracle.h"
 #include "rlwork.h"
 
-static const struct workload_ops *const workloads[] = {
-	&wl_dio,
-	&wl_mmap_punch,
-	&wl_truncate_storm,
-	&wl_buffered_rw,
-	&wl_readahead,
-	&wl_calib,
-};
+/* every WORKLOAD() of the linked objects (rlwork.h), sorted by name */
+extern const struct workload_ops *const __start_rlwork_workloads[];
+extern const struct workload_ops *const __stop_rlwork_workloads[];
+static const struct workload_ops **workloads;
+static unsigned int nworkloads;
+
+static int wl_cmp(const void *a, const void *b)
+{
+	return strcmp((*(const struct workload_ops *const *)a)->name,
+		      (*(const struct workload_ops *const *)b)->name);
+}
+
+/* link order is the Makefile's; the listing should not depend on it */
+static void workloads_init(void)
+{
+	nworkloads = __stop_rlwork_workloads - __start_rlwork_workloads;
+	workloads = malloc(nworkloads * sizeof(*workloads));
+	if (!workloads)
+		abort();
+	memcpy(workloads, __start_rlwork_workloads,
+	       nworkloads * sizeof(*workloads));
+	qsort(workloads, nworkloads, sizeof(*workloads), wl_cmp);
+}
 
 static const char *const inject_modes[] = { "none", "stale", "tag",
 					    "checksum", "lost", NULL };
@@ -94,8 +109,9 @@ static void usage(FILE *f)
 		"usage: rlwork <workload> [--threads N] [--runtime SEC] [--ramp SEC]\n"
 		"              [--file PATH] [--size BYTES] [--bs BYTES] [--verify]\n"
 		"              [--json PATH] [workload options...]\n"
-		"       rlwork <workload> --help\n\nworkloads:\n");
-	for (i = 0; i < ARRAY_SIZE(workloads); i++)
+		"       rlwork <workload> --help\n"
+		"       rlwork --list\n\nworkloads:\n");
+	for (i = 0; i < nworkloads; i++)
 		fprintf(f, "  %-16s %s\n", workloads[i]->name,
 			workloads[i]->summary);
 	fprintf(f, "\nexit status: 0 ok, 1 measured failure (verification error, "
@@ -106,7 +122,7 @@ static const struct workload_ops *find_workload(const char *name)
 {
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(workloads); i++) {
+	for (i = 0; i < nworkloads; i++) {
 		const struct op_decl *op = workloads[i]->ops;
 
 		if (strcmp(workloads[i]->name, name))
@@ -261,12 +277,19 @@ int main(int argc, char **argv)
 	struct run *r;
 	int i, ret;
 
+	workloads_init();
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_BADINPUT;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
+		return 0;
+	}
+	/* the names alone, one a line, for scripts and tests */
+	if (!strcmp(argv[1], "--list")) {
+		for (i = 0; i < (int)nworkloads; i++)
+			printf("%s\n", workloads[i]->name);
 		return 0;
 	}
 	if (posix_memalign((void **)&r, CACHELINE, sizeof(*r)))
@@ -276,7 +299,7 @@ int main(int argc, char **argv)
 	r->wl = find_workload(argv[1]);
 	if (!r->wl) {
 		fprintf(stderr, "rlwork: unknown workload '%s' (valid:", argv[1]);
-		for (i = 0; i < (int)ARRAY_SIZE(workloads); i++)
+		for (i = 0; i < (int)nworkloads; i++)
 			fprintf(stderr, "%s %s", i ? "," : "",
 				workloads[i]->name);
 		fprintf(stderr, ")\n");

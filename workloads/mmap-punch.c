@@ -262,7 +262,7 @@ static void mp_teardown(struct run *r)
 	free(s);
 }
 
-const struct workload_ops wl_mmap_punch = {
+WORKLOAD(wl_mmap_punch) = {
 	.name = "mmap-punch",
 	.summary = "page faults on a shared mapping vs hole punching and refills",
 	.help =

@@ -112,7 +112,7 @@ static void ra_thread(struct worker *w)
 		ra_pass(w, w->fd, first, first + slice);
 }
 
-const struct workload_ops wl_readahead = {
+WORKLOAD(wl_readahead) = {
 	.name = "readahead",
 	.summary = "sequential reads of cold data through readahead or fadvise WILLNEED",
 	.help =

@@ -257,8 +257,17 @@ void placement_env(const struct run *r, struct json_t *env);
 int report_write(struct run *r);
 int report_point(struct run *r);
 
-/* the workload table */
-extern const struct workload_ops wl_dio, wl_mmap_punch, wl_truncate_storm,
-	wl_buffered_rw, wl_readahead, wl_calib;
+/*
+ * WORKLOAD(wl_x) = { ... }; defines a workload and registers it: a pointer
+ * to it goes into the section rlwork_workloads, which the linker gathers
+ * from every object into one array (__start_/__stop_rlwork_workloads), so
+ * a new workload is its .c file alone and no table has to name it.
+ */
+#define WORKLOAD(sym)							\
+	static const struct workload_ops sym;				\
+	static const struct workload_ops *const sym##_reg		\
+	__attribute__((used, section("rlwork_workloads"),		\
+		       aligned(sizeof(void *)))) = &sym;		\
+	static const struct workload_ops sym
 
 #endif

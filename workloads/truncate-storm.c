@@ -317,7 +317,7 @@ static void ts_teardown(struct run *r)
 	free(st);
 }
 
-const struct workload_ops wl_truncate_storm = {
+WORKLOAD(wl_truncate_storm) = {
 	.name = "truncate-storm",
 	.summary = "shrink/extend the file while others read, write, fault and do O_DIRECT",
 	.help =
