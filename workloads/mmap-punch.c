@@ -43,16 +43,21 @@ static const char *const overlap_choices[] = { "disjoint", "interleaved",
 
 #define O(f) offsetof(struct mp_opts, f)
 static const struct opt_def mp_opts[] = {
-	{ "punch-threads", OPT_INT, O(punch_threads), "1", 1, 1024, NULL,
-	  "threads punching holes (--threads is the number of fault threads)", 0 },
-	{ "refill-threads", OPT_INT, O(refill_threads), "1", 0, 1024, NULL,
-	  "threads writing punched chunks back with pwrite", 0 },
-	{ "punch-len", OPT_SIZE, O(punch_len), "64k", 4096, 1ull << 30, NULL,
-	  "bytes per punch; the file is cut into chunks of this size", 0 },
-	{ "write-pct", OPT_INT, O(write_pct), "25", 0, 100, NULL,
-	  "percent of faults that are write faults", 0 },
-	{ "overlap", OPT_ENUM, O(overlap), "identical", 1, 0, overlap_choices,
-	  "fault vs punch chunks: disjoint (separate halves), interleaved (even vs odd chunks) or identical (all chunks)", 0 },
+	{ .name = "punch-threads", .type = OPT_INT, .off = O(punch_threads), .def = "1",
+	  .min = 1, .max = 1024,
+	  .help = "threads punching holes (--threads is the number of fault threads)" },
+	{ .name = "refill-threads", .type = OPT_INT, .off = O(refill_threads), .def = "1",
+	  .min = 0, .max = 1024,
+	  .help = "threads writing punched chunks back with pwrite" },
+	{ .name = "punch-len", .type = OPT_SIZE, .off = O(punch_len), .def = "64k",
+	  .min = 4096, .max = 1ull << 30,
+	  .help = "bytes per punch; the file is cut into chunks of this size" },
+	{ .name = "write-pct", .type = OPT_INT, .off = O(write_pct), .def = "25",
+	  .min = 0, .max = 100,
+	  .help = "percent of faults that are write faults" },
+	{ .name = "overlap", .type = OPT_ENUM, .off = O(overlap), .def = "identical",
+	  NORANGE, .choices = overlap_choices,
+	  .help = "fault vs punch chunks: disjoint (separate halves), interleaved (even vs odd chunks) or identical (all chunks)" },
 	OPT_END
 };
 

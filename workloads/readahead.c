@@ -28,10 +28,12 @@ static const char *const mode_choices[] = { "seq", "willneed", NULL };
 
 #define O(f) offsetof(struct ra_opts, f)
 static const struct opt_def ra_opts[] = {
-	{ "mode", OPT_ENUM, O(mode), "seq", 1, 0, mode_choices,
-	  "seq: plain sequential reads (kernel readahead); willneed: fadvise WILLNEED each window before reading it", 0 },
-	{ "window", OPT_SIZE, O(window), "1m", 4096, 1ull << 30, NULL,
-	  "bytes per fadvise WILLNEED with --mode=willneed", 0 },
+	{ .name = "mode", .type = OPT_ENUM, .off = O(mode), .def = "seq",
+	  NORANGE, .choices = mode_choices,
+	  .help = "seq: plain sequential reads (kernel readahead); willneed: fadvise WILLNEED each window before reading it" },
+	{ .name = "window", .type = OPT_SIZE, .off = O(window), .def = "1m",
+	  .min = 4096, .max = 1ull << 30,
+	  .help = "bytes per fadvise WILLNEED with --mode=willneed" },
 	OPT_END
 };
 

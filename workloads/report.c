@@ -125,7 +125,9 @@ extern const struct opt_def common_opts[];
 static json_t *params_json(const struct run *r)
 {
 	const struct opt_set sets[] = {
-		{ common_opts, (void *)&r->o }, { r->wl->opts, r->wopts } };
+		{ .defs = common_opts, .base = (void *)&r->o },
+		{ .defs = r->wl->opts, .base = r->wopts },
+	};
 	json_t *params = json_object();
 	const struct opt_def *d;
 	unsigned int i;

@@ -145,6 +145,7 @@ struct run {
 	const struct workload_ops *wl;
 	struct common_opts o;
 	void *wopts;
+	uint64_t o_given, wopts_given;	/* opt_set.given of each table */
 	struct target t;
 	struct oracle *oracle;		/* NULL unless --verify */
 	void *priv;

@@ -43,14 +43,18 @@ static const char *const role_names[] = {
 
 #define O(f) offsetof(struct ts_opts, f)
 static const struct opt_def ts_opts[] = {
-	{ "truncate-threads", OPT_INT, O(truncate_threads), "1", 1, 1024, NULL,
-	  "threads shrinking and re-extending the file", 0 },
-	{ "min-size", OPT_SIZE, O(min_size), "0", 0, 1ull << 40, NULL,
-	  "smallest size a truncate shrinks to", 0 },
-	{ "write-pct", OPT_INT, O(write_pct), "25", 0, 100, NULL,
-	  "percent of a fault thread's faults that are write faults", 0 },
-	{ "roles", OPT_STR, O(roles), "read,write,fault,dio", 1, 0, NULL,
-	  "worker roles, comma separated from read,write,fault,dio,diowrite; --threads threads of each", 0 },
+	{ .name = "truncate-threads", .type = OPT_INT, .off = O(truncate_threads), .def = "1",
+	  .min = 1, .max = 1024,
+	  .help = "threads shrinking and re-extending the file" },
+	{ .name = "min-size", .type = OPT_SIZE, .off = O(min_size), .def = "0",
+	  .min = 0, .max = 1ull << 40,
+	  .help = "smallest size a truncate shrinks to" },
+	{ .name = "write-pct", .type = OPT_INT, .off = O(write_pct), .def = "25",
+	  .min = 0, .max = 100,
+	  .help = "percent of a fault thread's faults that are write faults" },
+	{ .name = "roles", .type = OPT_STR, .off = O(roles), .def = "read,write,fault,dio",
+	  NORANGE,
+	  .help = "worker roles, comma separated from read,write,fault,dio,diowrite; --threads threads of each" },
 	OPT_END
 };
 
