@@ -67,8 +67,8 @@ expect_bad "zero threads" "--threads: 0 is out of range (1..1024)" \
 	"$RLWORK" dio --threads 0 --dry-run
 expect_bad "too many threads" "--threads: 5000 is out of range (1..1024)" \
 	"$RLWORK" mmap-punch --threads 5000 --dry-run
-expect_bad "zero punch threads" "--punch-threads: 0 is out of range (1..1024)" \
-	"$RLWORK" mmap-punch --punch-threads 0 --dry-run
+expect_bad "no fault and no punch threads" "nothing would run" \
+	"$RLWORK" mmap-punch --punch-threads 0 --fault-threads 0 --dry-run
 expect_bad "negative runtime" "--runtime: '-1' is out of range\|--runtime: -1 is out of range" \
 	"$RLWORK" dio --runtime -1 --dry-run
 expect_bad "bad enum value lists the choices" \

@@ -14,6 +14,8 @@ cases=(
 	"fault,punch,refill|mmap-punch --overlap=identical --threads 2"
 	"fault,punch,refill|mmap-punch --overlap=interleaved --punch-len 16k"
 	"fault,punch,refill|mmap-punch --overlap=disjoint --refill-threads 2"
+	"fault|mmap-punch --punch-threads 0 --threads 2"
+	"punch,refill|mmap-punch --fault-threads 0 --punch-threads 2"
 	"truncate,extend,read,write,fault,dio_read|truncate-storm --threads 1"
 	"truncate,fault,dio_read|truncate-storm --roles fault,dio --truncate-threads 2 --min-size 8m"
 	"truncate,fault,read,dio_write|truncate-storm --roles diowrite,fault,read"

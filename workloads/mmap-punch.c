@@ -20,6 +20,7 @@
 #include "rlwork.h"
 
 struct mp_opts {
+	uint64_t fault_threads;
 	uint64_t punch_threads;
 	uint64_t refill_threads;
 	uint64_t punch_len;
@@ -43,9 +44,12 @@ static const char *const overlap_choices[] = { "disjoint", "interleaved",
 
 #define O(f) offsetof(struct mp_opts, f)
 static const struct opt_def mp_opts[] = {
+	{ .name = "fault-threads", .type = OPT_INT, .off = O(fault_threads),
+	  .min = 0, .max = 1024, .flags = OPT_NOPARAM,
+	  .help = "fault threads, 0 for a point without faults; sets --threads, which the result records" },
 	{ .name = "punch-threads", .type = OPT_INT, .off = O(punch_threads), .def = "1",
-	  .min = 1, .max = 1024,
-	  .help = "threads punching holes (--threads is the number of fault threads)" },
+	  .min = 0, .max = 1024,
+	  .help = "threads punching holes (--threads is the number of fault threads); 0: faults alone, and no refills" },
 	{ .name = "refill-threads", .type = OPT_INT, .off = O(refill_threads), .def = "1",
 	  .min = 0, .max = 1024,
 	  .help = "threads writing punched chunks back with pwrite" },
@@ -76,6 +80,17 @@ static int mp_check(struct run *r, char *err, size_t len)
 	const struct mp_opts *m = r->wopts;
 	uint64_t n = r->o.size / m->punch_len;
 
+	/* --threads cannot be 0 for every workload; this one can do without */
+	if (opt_is_set(mp_opts, r->wopts_given, "fault-threads")) {
+		if (opt_is_set(common_opts, r->o_given, "threads"))
+			return snprintf(err, len,
+					"--fault-threads and --threads both set the fault threads: give one"), -1;
+		r->o.threads = m->fault_threads;
+	}
+	if (!r->o.threads && !m->punch_threads)
+		return snprintf(err, len,
+				"--fault-threads 0 and --punch-threads 0: nothing would run"), -1;
+
 	if (m->punch_len % RL_PAGE)
 		return snprintf(err, len, "--punch-len: %llu is not a multiple of 4k",
 				(unsigned long long)m->punch_len), -1;
@@ -88,11 +103,21 @@ static int mp_check(struct run *r, char *err, size_t len)
 	return 0;
 }
 
+/* refills only follow punches: without punchers they would only sleep */
+static uint64_t refill_threads(const struct run *r)
+{
+	const struct mp_opts *m = r->wopts;
+
+	return m->punch_threads ? m->refill_threads : 0;
+}
+
 static unsigned int mp_unused_ops(const struct run *r)
 {
 	const struct mp_opts *m = r->wopts;
 
-	return m->refill_threads ? 0 : 1u << OP_REFILL;
+	return (r->o.threads ? 0 : 1u << OP_FAULT) |
+	       (m->punch_threads ? 0 : 1u << OP_PUNCH) |
+	       (refill_threads(r) ? 0 : 1u << OP_REFILL);
 }
 
 /* the k-th chunk of the fault (punch = false) or punch domain */
@@ -253,7 +278,7 @@ static int mp_setup(struct run *r)
 		return EXIT_MEASURED;
 	}
 	r->priv = s;
-	r->nthreads = r->o.threads + m->punch_threads + m->refill_threads;
+	r->nthreads = r->o.threads + m->punch_threads + refill_threads(r);
 	r->bufsize = m->punch_len > RL_PAGE ? m->punch_len : RL_PAGE;
 	return 0;
 }
@@ -277,9 +302,11 @@ WORKLOAD(wl_mmap_punch) = {
 "fault op is the touch plus the zap. --punch-threads punch random chunks of\n"
 "--punch-len bytes (fallocate PUNCH_HOLE|KEEP_SIZE) and --refill-threads\n"
 "write punched chunks back with pwrite. --overlap chooses whether the fault\n"
-"and punch chunks are disjoint, interleaved or identical. This is the race\n"
-"the page-cache invalidation lock exists for: without it (imutex) a fault\n"
-"can bring back data a completed punch removed, which --verify reports.",
+"and punch chunks are disjoint, interleaved or identical; --fault-threads 0\n"
+"or --punch-threads 0 leaves one side alone, for single-role points. This\n"
+"is the race the page-cache invalidation lock exists for: without it\n"
+"(imutex) a fault can bring back data a completed punch removed, which\n"
+"--verify reports.",
 	.opts = mp_opts,
 	.opts_size = sizeof(struct mp_opts),
 	.ops = mp_ops,

@@ -120,8 +120,6 @@ static json_t *param_value(const struct opt_def *d, const void *base)
 	}
 }
 
-extern const struct opt_def common_opts[];
-
 static json_t *params_json(const struct run *r)
 {
 	const struct opt_set sets[] = {

@@ -38,6 +38,9 @@
 enum inject_mode { INJECT_NONE, INJECT_STALE, INJECT_TAG, INJECT_CHECKSUM,
 		   INJECT_LOST };
 
+/* the rows of struct common_opts (main.c) */
+extern const struct opt_def common_opts[];
+
 struct common_opts {
 	uint64_t threads;
 	double runtime;
