@@ -135,6 +135,8 @@ struct run {
 };
 
 struct run *run_load(const char *dir, double conf);
+/* order.c: qsort comparator of variant names, kernels/variants' order */
+int variant_cmp(const void *a, const void *b);
 struct group *run_group(const struct run *r, int point, int variant);
 int run_variant_index(const struct run *r, const char *name);
 int run_point_index(const struct run *r, const char *key);
