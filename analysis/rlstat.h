@@ -258,14 +258,24 @@ struct rctx {
 
 int report_text(FILE *f, const struct rctx *x);
 int report_summary(FILE *f, const struct run *r);
+struct charts;
+struct chart_kind {
+	const char *name;
+	void (*make)(struct charts *c);	/* begins each chart it draws */
+	const char *what;		/* for rlstat charts --kinds */
+	const char *heading;		/* its report.html section, or NULL:
+					 * in each point's section */
+};
+extern const struct chart_kind chart_kinds[];	/* NULL name ends it */
+
 struct chart {
 	char *name;		/* file name without .png/.svg */
 	char *caption;
-	int kind;		/* CH_* */
+	const struct chart_kind *kind;
 };
-enum { CH_TPUT, CH_REL, CH_LAT, CH_CDF };
 
-int report_charts(const struct rctx *x, struct chart **charts, int *ncharts);
+int report_charts(const struct rctx *x, struct chart **charts, int *ncharts,
+		  bool draw);
 int report_html(FILE *f, const struct rctx *x, const struct chart *charts,
 		int ncharts);
 void report_verdict_text(FILE *f, const struct rctx *x);
