@@ -12,9 +12,7 @@
 #include <stdint.h>
 #include <jansson.h>
 
-#define EXIT_MEASURED	1	/* regression, failed point */
-#define EXIT_BADINPUT	2	/* malformed input, missing prerequisite */
-#define EXIT_INCONCLUSIVE 3	/* regress: neither FAIL nor PASS */
+#include "rlexit.h"	/* workloads/: one set of exit codes */
 
 /* ---- stats.c: pure statistics, no I/O ---- */
 
@@ -49,7 +47,6 @@ int stat_welch_floor(const double *a, int na, const double *b, int nb,
 double stat_nct_sf(double t, double df, double ncp);
 double stat_power(double effect, double se, double df, double level);
 double stat_mde(double se, double df, double level, double power);
-void stat_holm(const double *p, int m, double alpha, bool *reject);
 void stat_holm_adjust(const double *p, int m, double *padj);
 
 /* ---- lathist.c: wrapper over workloads/hist.h ---- */

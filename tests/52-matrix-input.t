@@ -94,7 +94,7 @@ cases=(
 	"unknown-setting|m.matrix:2|unknown setting 'bogus' \(accepted: .*include point\)|point dio\nbogus 1\n"
 	"xfs-small|m.matrix:2|fs xfs needs disk_mb 300 or more.*accepted: disk_mb 300|fs xfs\ndisk_mb 200\npoint dio\n"
 )
-plan $(( ${#cases[@]} * 3 + 39 ))
+plan $(( ${#cases[@]} * 3 + 40 ))
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -162,6 +162,9 @@ like "$out" $'set debugfs /sys/module/ext4/parameters/x:0\n' "a knob set again i
 is "$(grep '^point' <<<"$out" | cut -d' ' -f3- | xargs -d '\n' -n1 printf '%s|')" \
 	"dio --rw read --threads 1|dio --rw read --threads 2|dio --rw write --threads 1|dio --rw write --threads 2|" \
 	"an include's points come where the include is, with the including file's sweep"
+printf 'threads 1 2\npoint mmap-punch --fault-threads 0\n' >"$tmp/s.matrix"
+is "$("$M" "$tmp/s.matrix" | grep -c '^point')" 1 \
+	"a point with --fault-threads sets its own thread count and is not swept"
 flat=$("$M" --flatten "$tmp/inc/top.matrix")
 printf '%s\n' "$flat" >"$tmp/flat.matrix"
 is "$(grep -c '^include' "$tmp/flat.matrix")" 0 "--flatten writes out every include"

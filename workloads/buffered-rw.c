@@ -45,14 +45,14 @@ static const struct counter_decl brw_counters[] = {
 	{ "short_ios", "ios", 0 }, { NULL, NULL, 0 },
 };
 
-static int brw_check(struct run *r, char *err, size_t len)
+static int brw_check(struct rl_run *r, char *err, size_t len)
 {
 	const struct brw_opts *b = r->wopts;
 
 	return iopat_check(r, &b->io, err, len);
 }
 
-static unsigned int brw_unused_ops(const struct run *r)
+static unsigned int brw_unused_ops(const struct rl_run *r)
 {
 	const struct brw_opts *b = r->wopts;
 
@@ -61,7 +61,7 @@ static unsigned int brw_unused_ops(const struct run *r)
 
 static void brw_one(struct worker *w, struct iopat *p, bool cold)
 {
-	struct run *r = w->run;
+	struct rl_run *r = w->run;
 	struct oracle *o = r->oracle;
 	uint64_t off = iopat_next(p, w), bs = r->o.bs, gen = 0, t0;
 	bool write = iopat_is_write(p, w);
@@ -105,7 +105,7 @@ static void brw_thread(struct worker *w)
 		brw_one(w, &p, b->cache == CACHE_COLD);
 }
 
-static int brw_setup(struct run *r)
+static int brw_setup(struct rl_run *r)
 {
 	const struct brw_opts *b = r->wopts;
 	char *buf;

@@ -88,7 +88,7 @@ struct dio_io {
 	struct oracle_read *rd;	/* the read's oracle snapshot */
 };
 
-static int dio_check(struct run *r, char *err, size_t len)
+static int dio_check(struct rl_run *r, char *err, size_t len)
 {
 	const struct dio_opts *d = r->wopts;
 
@@ -107,7 +107,7 @@ static int dio_check(struct run *r, char *err, size_t len)
 	return iopat_check(r, &d->io, err, len);
 }
 
-static unsigned int dio_unused_ops(const struct run *r)
+static unsigned int dio_unused_ops(const struct rl_run *r)
 {
 	const struct dio_opts *d = r->wopts;
 	unsigned int off = iopat_unused(&d->io, OP_READ, OP_WRITE);
@@ -137,7 +137,7 @@ static void dio_prepare(struct worker *w, struct dio_io *io)
 
 static void dio_complete(struct worker *w, struct dio_io *io, ssize_t ret)
 {
-	struct run *r = w->run;
+	struct rl_run *r = w->run;
 	uint64_t bs = r->o.bs;
 
 	rl_op_done(w, io->write ? OP_WRITE : OP_READ, io->t0,
@@ -239,7 +239,7 @@ static void fault_read_one(struct worker *w, char *map)
 
 static void buffered_read_one(struct worker *w)
 {
-	struct run *r = w->run;
+	struct rl_run *r = w->run;
 	uint64_t bs = r->o.bs, t0, off;
 	ssize_t ret;
 
@@ -345,7 +345,7 @@ static void uring_fill(struct worker *w, struct uring_thread *u,
 static int uring_init(struct worker *w, struct uring_thread *u,
 		      unsigned int depth)
 {
-	const struct run *r = w->run;
+	const struct rl_run *r = w->run;
 	const struct dio_opts *d = r->wopts;
 	unsigned int i;
 	int ret;
@@ -412,7 +412,7 @@ static void dio_thread_uring(struct worker *w)
 
 static void dio_thread(struct worker *w)
 {
-	const struct run *r = w->run;
+	const struct rl_run *r = w->run;
 	const struct dio_opts *d = r->wopts;
 
 	if (w->id >= r->o.threads + d->fault_threads) {
@@ -427,7 +427,7 @@ static void dio_thread(struct worker *w)
 		dio_thread_sync(w);
 }
 
-static int dio_setup(struct run *r)
+static int dio_setup(struct rl_run *r)
 {
 	const struct dio_opts *d = r->wopts;
 	struct io_uring ring;
@@ -462,7 +462,7 @@ static int dio_setup(struct run *r)
 	return 0;
 }
 
-static void dio_teardown(struct run *r)
+static void dio_teardown(struct rl_run *r)
 {
 	const struct dio_opts *d = r->wopts;
 

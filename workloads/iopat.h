@@ -67,7 +67,7 @@ static inline void iopat_init(struct iopat *p, struct worker *w,
 			      const struct iopat_opts *io)
 {
 	unsigned int layout = io->layout;
-	const struct run *r = w->run;
+	const struct rl_run *r = w->run;
 	uint64_t total = r->o.size / r->o.bs;
 
 	p->first = 0;
@@ -125,7 +125,7 @@ static inline unsigned int iopat_unused(const struct iopat_opts *io,
 }
 
 /* disjoint slices need a block per thread */
-static inline int iopat_check(const struct run *r,
+static inline int iopat_check(const struct rl_run *r,
 			      const struct iopat_opts *io, char *err, size_t len)
 {
 	if (io->layout == LAYOUT_DISJOINT && r->o.size / r->o.bs < r->o.threads)

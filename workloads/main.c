@@ -166,7 +166,7 @@ static void workload_help(const struct workload_ops *wl)
 		       wl->defaults);
 }
 
-static int common_check(struct run *r, char *err, size_t len)
+static int common_check(struct rl_run *r, char *err, size_t len)
 {
 	const struct common_opts *o = &r->o;
 
@@ -189,7 +189,7 @@ static int common_check(struct run *r, char *err, size_t len)
 	return result_path_check(r, true, err, len);
 }
 
-static void set_started(struct run *r)
+static void set_started(struct rl_run *r)
 {
 	time_t now = time(NULL);
 	struct tm tm;
@@ -198,7 +198,7 @@ static void set_started(struct run *r)
 	strftime(r->started, sizeof(r->started), "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static int parse(struct run *r, int argc, char **argv)
+static int parse(struct rl_run *r, int argc, char **argv)
 {
 	struct opt_set sets[2] = {
 		{ .defs = common_opts, .base = &r->o },
@@ -235,7 +235,7 @@ bad:
  * The CPUs the process may run on when it starts, e.g. one package under
  * hwloc-bind: --pin places the threads on these, in this order.
  */
-static int allowed_cpus(struct run *r)
+static int allowed_cpus(struct rl_run *r)
 {
 	size_t n = 1024, size;
 	cpu_set_t *set;
@@ -265,7 +265,7 @@ static int allowed_cpus(struct run *r)
 	return r->ncpus ? 0 : -1;
 }
 
-static void final_verify(struct run *r)
+static void final_verify(struct rl_run *r)
 {
 	char msg[256];
 
@@ -288,7 +288,7 @@ static void final_verify(struct run *r)
 
 int main(int argc, char **argv)
 {
-	struct run *r;
+	struct rl_run *r;
 	int i, ret;
 
 	workloads_init();

@@ -75,7 +75,7 @@ static const struct counter_decl mp_counters[] = {
 	{ NULL, NULL, 0 },
 };
 
-static int mp_check(struct run *r, char *err, size_t len)
+static int mp_check(struct rl_run *r, char *err, size_t len)
 {
 	const struct mp_opts *m = r->wopts;
 	uint64_t n = r->o.size / m->punch_len;
@@ -104,14 +104,14 @@ static int mp_check(struct run *r, char *err, size_t len)
 }
 
 /* refills only follow punches: without punchers they would only sleep */
-static uint64_t refill_threads(const struct run *r)
+static uint64_t refill_threads(const struct rl_run *r)
 {
 	const struct mp_opts *m = r->wopts;
 
 	return m->punch_threads ? m->refill_threads : 0;
 }
 
-static unsigned int mp_unused_ops(const struct run *r)
+static unsigned int mp_unused_ops(const struct rl_run *r)
 {
 	const struct mp_opts *m = r->wopts;
 
@@ -121,7 +121,7 @@ static unsigned int mp_unused_ops(const struct run *r)
 }
 
 /* the k-th chunk of the fault (punch = false) or punch domain */
-static uint64_t domain_size(const struct run *r, bool punch)
+static uint64_t domain_size(const struct rl_run *r, bool punch)
 {
 	const struct mp_opts *m = r->wopts;
 	const struct mp_state *s = r->priv;
@@ -135,7 +135,7 @@ static uint64_t domain_size(const struct run *r, bool punch)
 	return s->nchunks;
 }
 
-static uint64_t domain_chunk(const struct run *r, bool punch, uint64_t k)
+static uint64_t domain_chunk(const struct rl_run *r, bool punch, uint64_t k)
 {
 	const struct mp_opts *m = r->wopts;
 	const struct mp_state *s = r->priv;
@@ -151,7 +151,7 @@ static uint64_t domain_chunk(const struct run *r, bool punch, uint64_t k)
 
 static void fault_one(struct worker *w)
 {
-	struct run *r = w->run;
+	struct rl_run *r = w->run;
 	const struct mp_opts *m = r->wopts;
 	struct mp_state *s = r->priv;
 	struct oracle *o = r->oracle;
@@ -188,7 +188,7 @@ static void fault_one(struct worker *w)
 
 static void punch_one(struct worker *w)
 {
-	struct run *r = w->run;
+	struct rl_run *r = w->run;
 	struct mp_state *s = r->priv;
 	struct oracle *o = r->oracle;
 	uint64_t k, t0, len = s->ppc * RL_PAGE;
@@ -211,7 +211,7 @@ static void punch_one(struct worker *w)
 
 static void refill_one(struct worker *w, uint64_t *cursor)
 {
-	struct run *r = w->run;
+	struct rl_run *r = w->run;
 	struct mp_state *s = r->priv;
 	struct oracle *o = r->oracle;
 	uint64_t n = domain_size(r, true), k, i, gen = 0, t0;
@@ -245,7 +245,7 @@ static void refill_one(struct worker *w, uint64_t *cursor)
 
 static void mp_thread(struct worker *w)
 {
-	const struct run *r = w->run;
+	const struct rl_run *r = w->run;
 	const struct mp_opts *m = r->wopts;
 	uint64_t cursor = w->id;
 
@@ -260,7 +260,7 @@ static void mp_thread(struct worker *w)
 			refill_one(w, &cursor);
 }
 
-static int mp_setup(struct run *r)
+static int mp_setup(struct rl_run *r)
 {
 	const struct mp_opts *m = r->wopts;
 	struct mp_state *s = calloc(1, sizeof(*s));
@@ -283,7 +283,7 @@ static int mp_setup(struct run *r)
 	return 0;
 }
 
-static void mp_teardown(struct run *r)
+static void mp_teardown(struct rl_run *r)
 {
 	struct mp_state *s = r->priv;
 

@@ -45,7 +45,7 @@ static const struct counter_decl ra_counters[] = {
 	{ "passes", "passes", 0 }, { NULL, NULL, 0 },
 };
 
-static int ra_check(struct run *r, char *err, size_t len)
+static int ra_check(struct rl_run *r, char *err, size_t len)
 {
 	const struct ra_opts *a = r->wopts;
 
@@ -61,7 +61,7 @@ static int ra_check(struct run *r, char *err, size_t len)
 	return 0;
 }
 
-static unsigned int ra_unused_ops(const struct run *r)
+static unsigned int ra_unused_ops(const struct rl_run *r)
 {
 	const struct ra_opts *a = r->wopts;
 
@@ -70,7 +70,7 @@ static unsigned int ra_unused_ops(const struct run *r)
 
 static void ra_pass(struct worker *w, int fd, uint64_t first, uint64_t end)
 {
-	struct run *r = w->run;
+	struct rl_run *r = w->run;
 	const struct ra_opts *a = r->wopts;
 	uint64_t off, bs = r->o.bs, next_window = first, t0;
 	ssize_t ret;
@@ -104,7 +104,7 @@ static void ra_pass(struct worker *w, int fd, uint64_t first, uint64_t end)
 
 static void ra_thread(struct worker *w)
 {
-	struct run *r = w->run;
+	struct rl_run *r = w->run;
 	uint64_t slice = r->o.size / r->nthreads / r->o.bs * r->o.bs;
 	uint64_t first = slice * w->id;
 

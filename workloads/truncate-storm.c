@@ -101,7 +101,7 @@ static int parse_roles(const char *s, struct ts_state *st)
 	return st->nroles ? 0 : -1;
 }
 
-static int ts_check(struct run *r, char *err, size_t len)
+static int ts_check(struct rl_run *r, char *err, size_t len)
 {
 	const struct ts_opts *t = r->wopts;
 	struct ts_state st;
@@ -119,7 +119,7 @@ static int ts_check(struct run *r, char *err, size_t len)
 }
 
 /* truncate and extend always run; the other ops only for their role */
-static unsigned int ts_unused_ops(const struct run *r)
+static unsigned int ts_unused_ops(const struct rl_run *r)
 {
 	static const unsigned int role_op[NROLES] = {
 		[ROLE_READ] = OP_READ, [ROLE_WRITE] = OP_WRITE,
@@ -146,7 +146,7 @@ static uint64_t random_block(struct worker *w)
 
 static void truncate_one(struct worker *w)
 {
-	struct run *r = w->run;
+	struct rl_run *r = w->run;
 	const struct ts_opts *t = r->wopts;
 	uint64_t pages = (r->o.size - t->min_size) / RL_PAGE, newsize, t0;
 	int ret;
@@ -170,7 +170,7 @@ static void truncate_one(struct worker *w)
 static void read_one(struct worker *w, int fd, unsigned int op,
 		     const char *how)
 {
-	struct run *r = w->run;
+	struct rl_run *r = w->run;
 	uint64_t off = random_block(w), bs = r->o.bs, t0;
 	ssize_t ret;
 
@@ -193,7 +193,7 @@ static void read_one(struct worker *w, int fd, unsigned int op,
 static void write_one(struct worker *w, int fd, unsigned int op,
 		      const char *how)
 {
-	struct run *r = w->run;
+	struct rl_run *r = w->run;
 	uint64_t off = random_block(w), bs = r->o.bs, gen = 0, t0;
 	ssize_t ret;
 
@@ -214,7 +214,7 @@ static void write_one(struct worker *w, int fd, unsigned int op,
 
 static void fault_one(struct worker *w)
 {
-	struct run *r = w->run;
+	struct rl_run *r = w->run;
 	const struct ts_opts *t = r->wopts;
 	struct ts_state *st = r->priv;
 	struct oracle *o = r->oracle;
@@ -257,7 +257,7 @@ static void fault_one(struct worker *w)
 
 static void ts_thread(struct worker *w)
 {
-	struct run *r = w->run;
+	struct rl_run *r = w->run;
 	const struct ts_opts *t = r->wopts;
 	struct ts_state *st = r->priv;
 	unsigned int role;
@@ -289,7 +289,7 @@ static void ts_thread(struct worker *w)
 	}
 }
 
-static int ts_setup(struct run *r)
+static int ts_setup(struct rl_run *r)
 {
 	const struct ts_opts *t = r->wopts;
 	struct ts_state *st = calloc(1, sizeof(*st));
@@ -313,7 +313,7 @@ static int ts_setup(struct run *r)
 	return 0;
 }
 
-static void ts_teardown(struct run *r)
+static void ts_teardown(struct rl_run *r)
 {
 	struct ts_state *st = r->priv;
 
