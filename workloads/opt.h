@@ -76,8 +76,11 @@ int opt_parse_argv(struct opt_set *sets, int nsets, int argc, char **argv,
 int opt_parse_size(const char *s, uint64_t *out);
 void opt_print_help(FILE *f, const struct opt_def *defs);
 void opt_print_resolved(FILE *f, const struct opt_set *sets, int nsets);
-/* whether the command line set the row NAME of a table (fio's
- * fio_option_is_set()) */
+/*
+ * Whether the command line set the row NAME of a table, as fio's
+ * fio_option_is_set(): a default and an explicit value can mean different
+ * things (mmap-punch: --fault-threads replaces --threads).
+ */
 int opt_is_set(const struct opt_def *defs, uint64_t given, const char *name);
 /* the value of a row as a string (static buffer) */
 const char *opt_value_str(const struct opt_def *d, const void *base);
