@@ -20,6 +20,7 @@
 
 struct charts {
 	FILE *gp;
+	const struct chart_kind *kind;	/* of the charts being made */
 	const struct rctx *x;
 	const struct run *r;
 	const char *tmp;
@@ -46,12 +47,12 @@ static void gq(FILE *f, const char *s)
 	fputc('\'', f);
 }
 
-static void begin(struct charts *c, int kind, char *name, char *caption)
+static void begin(struct charts *c, char *name, char *caption)
 {
 	c->v = realloc(c->v, (c->n + 1) * sizeof(*c->v));
 	if (!c->v)
 		die_input("out of memory");
-	c->v[c->n++] = (struct chart){ name, caption, kind };
+	c->v[c->n++] = (struct chart){ name, caption, c->kind };
 	fprintf(c->gp, "\nreset\nset encoding utf8\nset title ");
 	gq(c->gp, caption);
 	fprintf(c->gp, "\nset key outside right top vertical\n"
@@ -131,7 +132,7 @@ static void tput_chart(struct charts *c, int first, int mi, int seq)
 	cap = xasprintf("%s %s: %s vs threads (%s), geometric mean, 95%% CI",
 			p0->workload, d->op, cost ? "insn/op (cost mode)" :
 			"throughput", p0->params_nothreads);
-	begin(c, CH_TPUT, name, cap);
+	begin(c, name, cap);
 	fprintf(c->gp, "set xlabel 'threads'\nset ylabel ");
 	gq(c->gp, unit);
 	fprintf(c->gp, "\nset yrange [0:*]\nset offsets 0.3, 0.3, 0, 0\n"
@@ -220,7 +221,7 @@ static void lat_chart(struct charts *c, int pt, const char *op)
 	bool have[3] = { false, false, false };
 	int v, k, i;
 
-	begin(c, CH_LAT, xasprintf("lat-%s-%s", p->label, op),
+	begin(c, xasprintf("lat-%s-%s", p->label, op),
 	      xasprintf("%s: %s %s - %s latency percentiles (geometric mean "
 			"of per-boot values, 95%% CI)", p->label, p->workload,
 			p->params_str, op));
@@ -280,7 +281,7 @@ static void cdf_chart(struct charts *c, int pt)
 	double up, cum;
 	uint64_t cnt, tot;
 
-	begin(c, CH_CDF, xasprintf("cdf-%s", p->label),
+	begin(c, xasprintf("cdf-%s", p->label),
 	      xasprintf("%s: %s %s - latency CDF", p->label, p->workload,
 			p->params_str));
 	fprintf(c->gp, "set xlabel 'latency (us), log scale'\nset ylabel "
@@ -332,7 +333,17 @@ static bool op_ran(const struct run *r, int pt, const char *op)
 	return false;
 }
 
-static void point_charts(struct charts *c)
+static void cdf_charts(struct charts *c)
+{
+	int pt;
+
+	/* cost mode has no latency: virtual time is instructions */
+	for (pt = 0; pt < c->r->npoints; pt++)
+		if (strcmp(c->r->points[pt]->mode, "cost"))
+			cdf_chart(c, pt);
+}
+
+static void lat_charts(struct charts *c)
 {
 	const struct run *r = c->r;
 	int pt, v, k, q;
@@ -340,12 +351,10 @@ static void point_charts(struct charts *c)
 	for (pt = 0; pt < r->npoints; pt++) {
 		const struct group *g = NULL;
 
-		/* cost mode has no latency: virtual time is instructions */
 		if (!strcmp(r->points[pt]->mode, "cost"))
 			continue;
 		for (v = 0; v < r->nvariants && !g; v++)
 			g = run_group(r, pt, v);
-		cdf_chart(c, pt);
 		/* ops in the order of the first variant that ran the point */
 		for (k = 0; g && k < g->nops; k++) {
 			for (q = 0; q < k; q++)
@@ -356,7 +365,6 @@ static void point_charts(struct charts *c)
 		}
 	}
 }
-
 
 /*
  * Change against the baseline across the matrix: the bar is the ratio of
@@ -372,7 +380,7 @@ static void rel_chart(struct charts *c, enum mkind kind, const char *pct,
 	bool *have = xcalloc(r->nvariants, sizeof(*have));
 	int pt, mi, v, col = 2, rows = 0;
 
-	begin(c, CH_REL, xasprintf("relative-%s", what),
+	begin(c, xasprintf("relative-%s", what),
 	      xasprintf("%s: change against %s (ratio of geometric means), "
 			"95%% CI; no bar: not compared", what,
 			r->variants[c->base]));
@@ -438,6 +446,38 @@ static bool has_mode(const struct run *r, const char *mode)
 	return false;
 }
 
+static void rel_charts(struct charts *c)
+{
+	if (c->r->nvariants < 2)
+		return;
+	if (has_mode(c->r, "time")) {
+		rel_chart(c, MK_OPS, NULL, "throughput");
+		rel_chart(c, MK_LAT, "99", "p99-latency");
+	}
+	if (has_mode(c->r, "cost"))
+		rel_chart(c, MK_INSN, NULL, "insn-per-op");
+}
+
+/*
+ * Every kind of chart, in the order report.html shows them: a kind with a
+ * heading gets a section of its own before the tables, one without shows
+ * its charts in the section of each point whose label starts the caption.
+ * A new kind is a function and a row here.
+ */
+const struct chart_kind chart_kinds[] = {
+	{ .name = "tput", .make = tput_charts,
+	  .what = "rate (time mode) or insn/op (cost mode) against threads, per op",
+	  .heading = "Throughput (time mode) and insn/op (cost mode) against threads" },
+	{ .name = "relative", .make = rel_charts,
+	  .what = "change against the baseline across the matrix",
+	  .heading = "Change against the baseline" },
+	{ .name = "lat", .make = lat_charts,
+	  .what = "p50/p99/p99.9 per point and op, by variant" },
+	{ .name = "cdf", .make = cdf_charts,
+	  .what = "latency CDF per point, by variant" },
+	{ .name = NULL },
+};
+
 /* gnuplot's own error, for the one-line message (the log goes away). */
 static const char *last_line(const char *log)
 {
@@ -499,7 +539,12 @@ static void install(struct charts *c, const char *dir)
 		}
 }
 
-int report_charts(const struct rctx *x, struct chart **charts, int *ncharts)
+/*
+ * The charts of a run into its directory; with draw false only their
+ * names and captions, for `rlstat charts`, and no file is written.
+ */
+int report_charts(const struct rctx *x, struct chart **charts, int *ncharts,
+		  bool draw)
 {
 	const struct run *r = x->r;
 	struct charts c = { .x = x, .r = r, .base = x->base };
@@ -507,6 +552,18 @@ int report_charts(const struct rctx *x, struct chart **charts, int *ncharts)
 	char *script, *log;
 	int rc;
 
+	if (!draw) {
+		c.gp = fopen("/dev/null", "w");
+		if (!c.gp)
+			die_input("/dev/null: %s", strerror(errno));
+		for (c.kind = chart_kinds; c.kind->name; c.kind++)
+			c.kind->make(&c);
+		fclose(c.gp);
+		free(tmp);
+		*charts = c.v;
+		*ncharts = c.n;
+		return 0;
+	}
 	if (!mkdtemp(tmp))
 		die_input("%s: cannot create: %s", tmp, strerror(errno));
 	tmp_track(tmp, true);
@@ -516,14 +573,8 @@ int report_charts(const struct rctx *x, struct chart **charts, int *ncharts)
 	c.gp = fopen(script, "w");
 	if (!c.gp)
 		die_input("%s: %s", script, strerror(errno));
-	tput_charts(&c);
-	if (r->nvariants > 1 && has_mode(r, "time")) {
-		rel_chart(&c, MK_OPS, NULL, "throughput");
-		rel_chart(&c, MK_LAT, "99", "p99-latency");
-	}
-	if (r->nvariants > 1 && has_mode(r, "cost"))
-		rel_chart(&c, MK_INSN, NULL, "insn-per-op");
-	point_charts(&c);
+	for (c.kind = chart_kinds; c.kind->name; c.kind++)
+		c.kind->make(&c);
 	if (fclose(c.gp))
 		die_input("%s: %s", script, strerror(errno));
 	rc = run_gnuplot(tmp, log);

@@ -191,8 +191,8 @@ static void figure(FILE *f, const struct chart *c)
 	fputs("</figcaption></figure>\n", f);
 }
 
-static void figures(FILE *f, const struct chart *c, int n, int kind,
-		    const char *prefix)
+static void figures(FILE *f, const struct chart *c, int n,
+		    const struct chart_kind *kind, const char *prefix)
 {
 	int i;
 
@@ -210,6 +210,7 @@ int report_html(FILE *f, const struct rctx *x, const struct chart *charts,
 	char *txt = NULL, *pre;
 	size_t len = 0;
 	FILE *m = open_memstream(&txt, &len);
+	const struct chart_kind *k;
 	int pt;
 
 	if (!m || report_text(m, x) || fclose(m))
@@ -231,12 +232,13 @@ int report_html(FILE *f, const struct rctx *x, const struct chart *charts,
 	fputs("</h1>\n", f);
 	if (r->nvariants > 1)
 		verdict_html(f, x);
-	if (ncharts) {
-		fputs("<h2>Throughput (time mode) and insn/op (cost mode) "
-		      "against threads</h2>\n", f);
-		figures(f, charts, ncharts, CH_TPUT, NULL);
-		fputs("<h2>Change against the baseline</h2>\n", f);
-		figures(f, charts, ncharts, CH_REL, NULL);
+	for (k = chart_kinds; ncharts && k->name; k++) {
+		if (!k->heading)
+			continue;
+		fputs("<h2>", f);
+		esc(f, k->heading);
+		fputs("</h2>\n", f);
+		figures(f, charts, ncharts, k, NULL);
 	}
 	fputs("<h2>Comparison (report.txt)</h2>\n<pre>", f);
 	esc(f, txt);
@@ -255,10 +257,9 @@ int report_html(FILE *f, const struct rctx *x, const struct chart *charts,
 		fputs(cost ? " (cost mode, insn/op)" : " (time mode)", f);
 		fputs("</h2>\n", f);
 		stats_table(f, x, pt);
-		if (!cost) {
-			figures(f, charts, ncharts, CH_LAT, pre);
-			figures(f, charts, ncharts, CH_CDF, pre);
-		}
+		for (k = chart_kinds; !cost && k->name; k++)
+			if (!k->heading)
+				figures(f, charts, ncharts, k, pre);
 		free(pre);
 	}
 	provenance(f, r);

@@ -27,28 +27,6 @@ struct docs {
 	int n, cap;
 };
 
-static const char *const known_order[] = {
-	"imutex", "stock", "rangelock", "rwsem-range", "host",
-};
-
-static int variant_rank(const char *v)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(known_order) / sizeof(known_order[0]); i++)
-		if (!strcmp(v, known_order[i]))
-			return i;
-	return 100;
-}
-
-static int variant_cmp(const void *a, const void *b)
-{
-	const char *x = *(char *const *)a, *y = *(char *const *)b;
-	int rx = variant_rank(x), ry = variant_rank(y);
-
-	return rx != ry ? rx - ry : strcmp(x, y);
-}
-
 static void docs_add(struct docs *ds, char *path, char *variant, char *label,
 		     json_t *j)
 {

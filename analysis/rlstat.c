@@ -27,6 +27,7 @@ static const char usage[] =
 "                      [--correction holm|none] [-v]\n"
 "       rlstat next <rundir> [--baseline VARIANT] [--threshold PCT%]\n"
 "                   [--max-iterations N]\n"
+"       rlstat charts <rundir> [--baseline VARIANT] | --kinds\n"
 "       rlstat validate <file.result.json>...\n"
 "       rlstat history import|show|rebuild|mail|trend ... (rlstat history\n"
 "                      --help)\n"
@@ -45,6 +46,9 @@ static const char usage[] =
 "         3 INCONCLUSIVE (neither), 2 bad input or mismatched matrices.\n"
 "next     prints the time-mode points still undecided against the\n"
 "         baseline by the sequential rule, one label a line.\n"
+"charts   prints the charts report would draw for the run, one a line\n"
+"         (file name without .png/.svg, kind, caption), and writes nothing;\n"
+"         --kinds: every kind of chart and what it shows.\n"
 "validate checks result documents against rlbench-result/1.\n"
 "history  the nightly history database, change points, trend charts, mail.\n";
 
@@ -139,11 +143,50 @@ static int cmd_report(int argc, char **argv)
 	if (!access(txt, F_OK))
 		fprintf(stderr, "rlstat: replacing the report outputs in %s\n",
 			dir);
-	if (charts && report_charts(&x, &h.charts, &h.ncharts))
+	if (charts && report_charts(&x, &h.charts, &h.ncharts, true))
 		return EXIT_BADINPUT;
 	write_atomic(txt, text_fn, &x);
 	write_atomic(html, html_fn, &h);
 	printf("%s\n", txt);
+	return 0;
+}
+
+static int cmd_charts(int argc, char **argv)
+{
+	const char *dir = NULL, *baseline = "stock";
+	const struct chart_kind *k;
+	struct chart *c;
+	struct rctx x = { 0 };
+	bool given = false;
+	int i, n;
+
+	for (i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--kinds")) {
+			for (k = chart_kinds; k->name; k++)
+				printf("%s\t%s\n", k->name, k->what);
+			return 0;
+		} else if (!strcmp(argv[i], "--baseline")) {
+			need_arg(i, argc, argv[i]);
+			baseline = argv[++i];
+			given = true;
+		} else if (argv[i][0] == '-' || dir) {
+			die_input("charts: unexpected argument \"%s\"\n%s",
+				  argv[i], usage);
+		} else {
+			dir = argv[i];
+		}
+	}
+	if (!dir)
+		die_input("charts: missing run directory\n%s", usage);
+	gate_init(&x.gt);
+	x.r = run_open(dir, 1 - x.gt.alpha);
+	x.base = pick_baseline(x.r, baseline, given);
+	x.gt.sequential = run_is_sequential(x.r, &x.gt.max_iter);
+	x.it = gate_within(&x.gt, x.r, x.base, &x.nit);
+	report_charts(&x, &c, &n, false);
+	for (i = 0; i < n; i++)
+		printf("%s\t%s\t%s\n", c[i].name, c[i].kind->name,
+		       c[i].caption);
 	return 0;
 }
 
@@ -187,6 +230,8 @@ int main(int argc, char **argv)
 		return history_main(argc, argv);
 	if (!strcmp(argv[1], "next"))
 		return next_main(argc, argv);
+	if (!strcmp(argv[1], "charts"))
+		return cmd_charts(argc, argv);
 	if (!strcmp(argv[1], "validate"))
 		return cmd_validate(argc, argv);
 	die_input("unknown command \"%s\"; accepted: report, summary, "

@@ -12,9 +12,7 @@
 #include <stdint.h>
 #include <jansson.h>
 
-#define EXIT_MEASURED	1	/* regression, failed point */
-#define EXIT_BADINPUT	2	/* malformed input, missing prerequisite */
-#define EXIT_INCONCLUSIVE 3	/* regress: neither FAIL nor PASS */
+#include "rlexit.h"	/* workloads/: one set of exit codes */
 
 /* ---- stats.c: pure statistics, no I/O ---- */
 
@@ -49,7 +47,6 @@ int stat_welch_floor(const double *a, int na, const double *b, int nb,
 double stat_nct_sf(double t, double df, double ncp);
 double stat_power(double effect, double se, double df, double level);
 double stat_mde(double se, double df, double level, double power);
-void stat_holm(const double *p, int m, double alpha, bool *reject);
 void stat_holm_adjust(const double *p, int m, double *padj);
 
 /* ---- lathist.c: wrapper over workloads/hist.h ---- */
@@ -135,6 +132,8 @@ struct run {
 };
 
 struct run *run_load(const char *dir, double conf);
+/* order.c: qsort comparator of variant names, kernels/variants' order */
+int variant_cmp(const void *a, const void *b);
 struct group *run_group(const struct run *r, int point, int variant);
 int run_variant_index(const struct run *r, const char *name);
 int run_point_index(const struct run *r, const char *key);
@@ -256,14 +255,24 @@ struct rctx {
 
 int report_text(FILE *f, const struct rctx *x);
 int report_summary(FILE *f, const struct run *r);
+struct charts;
+struct chart_kind {
+	const char *name;
+	void (*make)(struct charts *c);	/* begins each chart it draws */
+	const char *what;		/* for rlstat charts --kinds */
+	const char *heading;		/* its report.html section, or NULL:
+					 * in each point's section */
+};
+extern const struct chart_kind chart_kinds[];	/* NULL name ends it */
+
 struct chart {
 	char *name;		/* file name without .png/.svg */
 	char *caption;
-	int kind;		/* CH_* */
+	const struct chart_kind *kind;
 };
-enum { CH_TPUT, CH_REL, CH_LAT, CH_CDF };
 
-int report_charts(const struct rctx *x, struct chart **charts, int *ncharts);
+int report_charts(const struct rctx *x, struct chart **charts, int *ncharts,
+		  bool draw);
 int report_html(FILE *f, const struct rctx *x, const struct chart *charts,
 		int ncharts);
 void report_verdict_text(FILE *f, const struct rctx *x);

@@ -240,32 +240,10 @@ static int pidx_cmp(const void *x, const void *y)
 }
 
 /*
- * Holm's step-down procedure: controls the family-wise error rate at
- * alpha over m tests; NaN p-values (no test) are never rejected.
+ * Holm's step-down procedure as adjusted p-values (NaN stays NaN: no test,
+ * never rejected): rejecting where padj <= alpha controls the family-wise
+ * error rate at alpha over the tests made.
  */
-void stat_holm(const double *p, int m, double alpha, bool *reject)
-{
-	struct pidx *v = xcalloc(m > 0 ? m : 1, sizeof(*v));
-	int i, k = 0;
-
-	for (i = 0; i < m; i++) {
-		reject[i] = false;
-		if (!isnan(p[i])) {
-			v[k].p = p[i];
-			v[k].i = i;
-			k++;
-		}
-	}
-	qsort(v, k, sizeof(*v), pidx_cmp);
-	for (i = 0; i < k; i++) {
-		if (v[i].p > alpha / (k - i))
-			break;
-		reject[v[i].i] = true;
-	}
-	free(v);
-}
-
-/* Holm-adjusted p-values (NaN stays NaN): reject where padj <= alpha. */
 void stat_holm_adjust(const double *p, int m, double *padj)
 {
 	struct pidx *v = xcalloc(m > 0 ? m : 1, sizeof(*v));

@@ -335,9 +335,10 @@ static const char *check_head(json_t *doc, bool *failed)
 				   "most 256 bytes", key);
 	}
 	e = json_object_get(v, "threads");
-	if (e && (!json_is_integer(e) || json_integer_value(e) < 1 ||
+	/* 0: a point without the role --threads counts (mmap-punch) */
+	if (e && (!json_is_integer(e) || json_integer_value(e) < 0 ||
 		  json_integer_value(e) > INT_MAX))
-		return "params.threads is not an integer in 1..2147483647";
+		return "params.threads is not an integer in 0..2147483647";
 	v = json_object_get(doc, "iteration");
 	if (!json_is_integer(v) || json_integer_value(v) < 1 ||
 	    json_integer_value(v) > INT_MAX)

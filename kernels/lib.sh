@@ -18,15 +18,22 @@ kl_check_variant() {
 		die "unknown KERNEL='$1'; valid: $(kl_variants | xargs) (and 'all')"
 }
 
-# kl_series DIR: set KL_SERIES to the patches DIR/series lists, comments
-# and blank lines dropped; exit 2 (die) when one of them does not exist.
+# kl_series DIR: set KL_SERIES to the patches to apply, in order: those
+# DIR/series lists (comments and blank lines dropped), then each variant's
+# own DIR/variant-<name>.patch where one exists, in the order of
+# kernels/variants, so that a new variant adds its patch without editing
+# the series.  Exit 2 (die) when a listed patch does not exist.
 kl_series() {
-	local dir=$1 p
+	local dir=$1 p v
 	[ -f "$dir/series" ] || die "$dir/series not found (accepted: a directory with a series file and its patches)"
 	mapfile -t KL_SERIES < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$dir/series")
 	for p in ${KL_SERIES[@]+"${KL_SERIES[@]}"}; do
 		[ -f "$dir/$p" ] || die "$dir/series names $p, which does not exist"
 	done
+	for v in $(kl_variants); do
+		[ -f "$dir/variant-$v.patch" ] && KL_SERIES+=("variant-$v.patch")
+	done
+	return 0
 }
 
 # kl_ccache_env: one ccache for every build, paths inside the cache hashed

@@ -3,11 +3,11 @@
 # Everything runs with --dry-run: no file is touched.
 . "$(dirname "$0")/lib/tap.sh"
 need_rlwork
-plan 32
+plan 33
 
-# Every workload is a workloads/*.c file filling a workload_ops: the
-# sources say which must be listed, independently of rlwork's own table.
-workloads=$(awk '/^const struct workload_ops /{f=1} f && /\.name *=/{gsub(/[",]/, "", $3); print $3; f=0}' workloads/*.c | xargs)
+# Every workload is a workloads/*.c file with a WORKLOAD(): the sources
+# say which must be listed, independently of the registration.
+workloads=$(awk '/^WORKLOAD\(/{f=1} f && /\.name *=/{gsub(/[",]/, "", $3); print $3; f=0}' workloads/*.c | xargs)
 nwl=$(wc -w <<<"$workloads")
 nofile=/tmp/rlwork-options-test.$$.dat
 
@@ -15,6 +15,8 @@ run_split "$RLWORK" --help
 n=0
 for w in $workloads; do grep -q "^  $w  " <<<"$out" && n=$((n + 1)); done
 ok "$(( rc != 0 || n != nwl || nwl < 5 ))" "rlwork --help lists all $nwl workloads of workloads/*.c, one line each"
+[ "$("$RLWORK" --list | xargs)" = "$(tr ' ' '\n' <<<"$workloads" | sort | xargs)" ]
+ok $? "rlwork --list prints the same names, sorted, one a line"
 
 bad=""
 for w in $workloads; do
@@ -32,7 +34,7 @@ ok $? "dio --help shows choices, defaults and ranges"
 ok $? "test-only options are hidden from --help"
 
 expect_bad "unknown workload: exit 2, named, valid ones listed" \
-	"unknown workload 'fio-like' (valid: dio, mmap-punch, .*readahead" \
+	"unknown workload 'fio-like' (valid: buffered-rw, .*dio, mmap-punch, .*readahead" \
 	"$RLWORK" fio-like
 expect_bad "no workload: usage, exit 2" "usage: rlwork" "$RLWORK"
 expect_bad "unknown option: exit 2, named" "unknown option '--bogus'" \
@@ -65,8 +67,8 @@ expect_bad "zero threads" "--threads: 0 is out of range (1..1024)" \
 	"$RLWORK" dio --threads 0 --dry-run
 expect_bad "too many threads" "--threads: 5000 is out of range (1..1024)" \
 	"$RLWORK" mmap-punch --threads 5000 --dry-run
-expect_bad "zero punch threads" "--punch-threads: 0 is out of range (1..1024)" \
-	"$RLWORK" mmap-punch --punch-threads 0 --dry-run
+expect_bad "no fault and no punch threads" "nothing would run" \
+	"$RLWORK" mmap-punch --punch-threads 0 --fault-threads 0 --dry-run
 expect_bad "negative runtime" "--runtime: '-1' is out of range\|--runtime: -1 is out of range" \
 	"$RLWORK" dio --runtime -1 --dry-run
 expect_bad "bad enum value lists the choices" \

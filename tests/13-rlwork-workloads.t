@@ -14,6 +14,8 @@ cases=(
 	"fault,punch,refill|mmap-punch --overlap=identical --threads 2"
 	"fault,punch,refill|mmap-punch --overlap=interleaved --punch-len 16k"
 	"fault,punch,refill|mmap-punch --overlap=disjoint --refill-threads 2"
+	"fault|mmap-punch --punch-threads 0 --threads 2"
+	"punch,refill|mmap-punch --fault-threads 0 --punch-threads 2"
 	"truncate,extend,read,write,fault,dio_read|truncate-storm --threads 1"
 	"truncate,fault,dio_read|truncate-storm --roles fault,dio --truncate-threads 2 --min-size 8m"
 	"truncate,fault,read,dio_write|truncate-storm --roles diowrite,fault,read"
@@ -22,6 +24,11 @@ cases=(
 	"read|readahead --threads 2"
 	"read,willneed|readahead --mode=willneed --window 256k"
 )
+# a workload no case names runs with its defaults: one added later is
+# checked here without an edit (its own ops belong in its own test)
+for w in $("$RLWORK" --list); do
+	printf '%s\n' "${cases[@]}" | grep -qE "^[^|]*[|]$w( |$)" || cases+=("|$w")
+done
 plan $(( ${#cases[@]} * 2 + 3 ))
 
 trap 'rm -rf "$dir"' EXIT

@@ -3,7 +3,7 @@
 # name and the reason, exit 2, never skipped.
 . "$(dirname "$0")/lib/tap.sh"
 [ -x analysis/rlstat ] || make -s -C analysis >/dev/null || exit 2
-plan 30
+plan 34
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -105,12 +105,32 @@ ok $? "a missing run directory exits 2"
 
 mkrun
 run $R report "$tmp/run" --baseline nosuch --no-charts
-[ "$RC" = 2 ] && [[ $OUT == *'baseline "nosuch"'*"variants: imutex stock rangelock rwsem-range"* ]] &&
+[ "$RC" = 2 ] && [[ $OUT == *'baseline "nosuch"'*"variants: stock imutex rangelock rwsem-range"* ]] &&
 	[ ! -e "$tmp/run/report.txt" ]
 ok $? "an unknown baseline lists the run's variants"
 
 run $R report "$tmp/run" --alpha 2
 [ "$RC" = 2 ] && [[ $OUT == *"--alpha 2: accepted is"* ]]
 ok $? "--alpha out of range exits 2"
+
+# The variants' order is kernels/variants' (its rows, stock first), found
+# next to the binary or through RLBENCH_VARIANTS; unknown names follow the
+# known ones alphabetically and host comes last, also with no file at all.
+analysis/rlsynth "$tmp/ord" --variants zeta,host,rangelock,alpha,stock,imutex \
+	--iterations 2 >/dev/null 2>&1
+order() { "$@" report "$tmp/ord" --baseline nosuch --no-charts 2>&1 | sed -n 's/.*its variants: //p'; }
+want=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' kernels/variants | awk '{print $1}' |
+	grep -xE 'stock|imutex|rangelock' | xargs)
+[ "$(order $R)" = "$want alpha zeta host" ]
+ok $? "report order: kernels/variants' rows, then unknown names sorted, host last"
+printf '%s\n' '# name marker race what' 'zeta z safe x' 'stock stock safe y' >"$tmp/variants"
+[ "$(RLBENCH_VARIANTS=$tmp/variants order $R)" = "zeta stock alpha imutex rangelock host" ]
+ok $? "RLBENCH_VARIANTS names another variants file"
+[ "$(RLBENCH_VARIANTS=$tmp/none order $R)" = "stock alpha imutex rangelock zeta host" ]
+ok $? "no variants file: stock first, the rest sorted, host last"
+mkdir -p "$tmp/copy/analysis" "$tmp/copy/kernels"
+cp "$R" "$tmp/copy/analysis/" && cp "$tmp/variants" "$tmp/copy/kernels/variants"
+[ "$(order "$tmp/copy/analysis/rlstat")" = "zeta stock alpha imutex rangelock host" ]
+ok $? "the file is found relative to the rlstat binary"
 
 done_testing

@@ -48,7 +48,7 @@ printf 'sysfs /etc/shadow 1\npoint dio\n' >"$tmp/m7.matrix"
 run runners/matrix "$tmp/m7.matrix"
 like "$RC:$OUT" "^2:.*m7.matrix:1: sysfs takes a path under /sys" "a knob outside /sys is refused"
 printf 'sysfs /sys/module/ext4/parameters/x 0\npoint dio\n' >"$tmp/m8.matrix"
-is "$(runners/matrix "$tmp/m8.matrix" | grep '^set debugfs')" "set debugfs /sys/module/ext4/parameters/x:0" "a sysfs knob is passed on with its absolute path"
+is "$(runners/matrix "$tmp/m8.matrix" | grep '^set knobs')" "set knobs /sys/module/ext4/parameters/x:0" "a sysfs knob is passed on with its absolute path"
 
 for m in configs/*.matrix; do
 	runners/matrix "$m" >/dev/null 2>"$tmp/err"

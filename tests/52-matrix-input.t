@@ -94,7 +94,7 @@ cases=(
 	"unknown-setting|m.matrix:2|unknown setting 'bogus' \(accepted: .*include point\)|point dio\nbogus 1\n"
 	"xfs-small|m.matrix:2|fs xfs needs disk_mb 300 or more.*accepted: disk_mb 300|fs xfs\ndisk_mb 200\npoint dio\n"
 )
-plan $(( ${#cases[@]} * 3 + 39 ))
+plan $(( ${#cases[@]} * 3 + 40 ))
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -158,10 +158,13 @@ printf '# top: t\nruntime 7\nramp 0\ninclude sub/base.matrix\nramp 1\nsysfs /sys
 out=$(cd / && "$M" "$tmp/inc/top.matrix")
 like "$out" $'set runtime 3\n' "an include's setting overrides the one before the include"
 like "$out" $'set ramp 1\n' "a setting after the include overrides it"
-like "$out" $'set debugfs /sys/module/ext4/parameters/x:0\n' "a knob set again is set once, to the later value"
+like "$out" $'set knobs /sys/module/ext4/parameters/x:0\n' "a knob set again is set once, to the later value"
 is "$(grep '^point' <<<"$out" | cut -d' ' -f3- | xargs -d '\n' -n1 printf '%s|')" \
 	"dio --rw read --threads 1|dio --rw read --threads 2|dio --rw write --threads 1|dio --rw write --threads 2|" \
 	"an include's points come where the include is, with the including file's sweep"
+printf 'threads 1 2\npoint mmap-punch --fault-threads 0\n' >"$tmp/s.matrix"
+is "$("$M" "$tmp/s.matrix" | grep -c '^point')" 1 \
+	"a point with --fault-threads sets its own thread count and is not swept"
 flat=$("$M" --flatten "$tmp/inc/top.matrix")
 printf '%s\n' "$flat" >"$tmp/flat.matrix"
 is "$(grep -c '^include' "$tmp/flat.matrix")" 0 "--flatten writes out every include"
@@ -169,9 +172,9 @@ is "$("$M" "$tmp/flat.matrix")" "$out" "--flatten gives the same settings and po
 
 # dio-serial takes dio's points and settings, on its variants and knob.
 serial=$("$M" configs/dio-serial.matrix) dio=$("$M" configs/dio.matrix)
-is "$(grep -v '^set \(variants\|debugfs\) ' <<<"$serial")" "$(grep -v '^set \(variants\|debugfs\) ' <<<"$dio")" \
+is "$(grep -v '^set \(variants\|knobs\) ' <<<"$serial")" "$(grep -v '^set \(variants\|knobs\) ' <<<"$dio")" \
 	"dio-serial runs dio.matrix's points with its settings"
-like "$serial" $'set variants rangelock rwsem-range\nset monitors mapping_lock\nset debugfs /sys/module/ext4/parameters/dio_write_shared:0' \
+like "$serial" $'set variants rangelock rwsem-range\nset monitors mapping_lock\nset knobs /sys/module/ext4/parameters/dio_write_shared:0' \
 	"dio-serial keeps its variants and dio_write_shared=0"
 is "$(grep -c '^point ' <<<"$serial")" 8 "dio-serial has dio's 4 points at 1 and 2 threads"
 

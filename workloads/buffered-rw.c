@@ -18,10 +18,7 @@
 #include "rlwork.h"
 
 struct brw_opts {
-	unsigned int rw;
-	uint64_t rwmix;
-	unsigned int layout;
-	unsigned int pattern;
+	struct iopat_opts io;
 	unsigned int cache;
 };
 
@@ -29,23 +26,14 @@ enum { CACHE_WARM, CACHE_COLD };
 enum { OP_READ, OP_WRITE };
 enum { C_SHORT };
 
-static const char *const rw_choices[] = IOPAT_RW_CHOICES;
-static const char *const layout_choices[] = IOPAT_LAYOUT_CHOICES;
-static const char *const pattern_choices[] = IOPAT_PATTERN_CHOICES;
 static const char *const cache_choices[] = { "warm", "cold", NULL };
 
 #define O(f) offsetof(struct brw_opts, f)
 static const struct opt_def brw_opts[] = {
-	{ "rw", OPT_ENUM, O(rw), "read", 1, 0, rw_choices,
-	  "read, write, or rw (a mix, see --rwmix)", 0 },
-	{ "rwmix", OPT_INT, O(rwmix), "50", 0, 100, NULL,
-	  "percent of reads with --rw=rw", 0 },
-	{ "layout", OPT_ENUM, O(layout), "random", 1, 0, layout_choices,
-	  "disjoint: each thread its own slice; shared: every thread the same offsets; random: independent offsets", 0 },
-	{ "pattern", OPT_ENUM, O(pattern), "rand", 1, 0, pattern_choices,
-	  "order inside the slice for disjoint and shared", 0 },
-	{ "cache", OPT_ENUM, O(cache), "warm", 1, 0, cache_choices,
-	  "warm: file read into the page cache first; cold: each block dropped (fadvise DONTNEED) after it is used", 0 },
+	IOPAT_OPTS(struct brw_opts, io),
+	{ .name = "cache", .type = OPT_ENUM, .off = O(cache), .def = "warm",
+	  NORANGE, .choices = cache_choices,
+	  .help = "warm: file read into the page cache first; cold: each block dropped (fadvise DONTNEED) after it is used" },
 	OPT_END
 };
 
@@ -57,23 +45,23 @@ static const struct counter_decl brw_counters[] = {
 	{ "short_ios", "ios", 0 }, { NULL, NULL, 0 },
 };
 
-static int brw_check(struct run *r, char *err, size_t len)
+static int brw_check(struct rl_run *r, char *err, size_t len)
 {
 	const struct brw_opts *b = r->wopts;
 
-	return iopat_check(r, b->layout, err, len);
+	return iopat_check(r, &b->io, err, len);
 }
 
-static unsigned int brw_unused_ops(const struct run *r)
+static unsigned int brw_unused_ops(const struct rl_run *r)
 {
 	const struct brw_opts *b = r->wopts;
 
-	return iopat_unused(b->rw, b->rwmix, OP_READ, OP_WRITE);
+	return iopat_unused(&b->io, OP_READ, OP_WRITE);
 }
 
 static void brw_one(struct worker *w, struct iopat *p, bool cold)
 {
-	struct run *r = w->run;
+	struct rl_run *r = w->run;
 	struct oracle *o = r->oracle;
 	uint64_t off = iopat_next(p, w), bs = r->o.bs, gen = 0, t0;
 	bool write = iopat_is_write(p, w);
@@ -112,12 +100,12 @@ static void brw_thread(struct worker *w)
 	const struct brw_opts *b = w->run->wopts;
 	struct iopat p;
 
-	iopat_init(&p, w, b->layout, b->pattern, b->rw, b->rwmix);
+	iopat_init(&p, w, &b->io);
 	while (rl_running(w))
 		brw_one(w, &p, b->cache == CACHE_COLD);
 }
 
-static int brw_setup(struct run *r)
+static int brw_setup(struct rl_run *r)
 {
 	const struct brw_opts *b = r->wopts;
 	char *buf;
@@ -134,7 +122,7 @@ static int brw_setup(struct run *r)
 	return 0;
 }
 
-const struct workload_ops wl_buffered_rw = {
+WORKLOAD(wl_buffered_rw) = {
 	.name = "buffered-rw",
 	.summary = "pread/pwrite through the page cache, warm or cold",
 	.help =

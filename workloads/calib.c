@@ -20,8 +20,9 @@ enum { OP_LOOP };
 
 #define O(f) offsetof(struct calib_opts, f)
 static const struct opt_def calib_opts[] = {
-	{ "loops", OPT_INT, O(loops), "100000", 1, 1e12, NULL,
-	  "iterations of the two-instruction loop per op (2 x loops instructions)", 0 },
+	{ .name = "loops", .type = OPT_INT, .off = O(loops), .def = "100000",
+	  .min = 1, .max = 1e12,
+	  .help = "iterations of the two-instruction loop per op (2 x loops instructions)" },
 	OPT_END
 };
 
@@ -54,7 +55,7 @@ static void calib_thread(struct worker *w)
 	}
 }
 
-const struct workload_ops wl_calib = {
+WORKLOAD(wl_calib) = {
 	.name = "calib",
 	.summary = "a loop of 2 x --loops instructions per op, to check cost mode's unit",
 	.help =

@@ -24,10 +24,7 @@
 #include "rlwork.h"
 
 struct dio_opts {
-	unsigned int rw;
-	uint64_t rwmix;
-	unsigned int layout;
-	unsigned int pattern;
+	struct iopat_opts io;
 	unsigned int engine;
 	uint64_t iodepth;
 	uint64_t fault_threads;
@@ -42,35 +39,32 @@ enum { ENGINE_SYNC, ENGINE_URING };
 enum { OP_READ, OP_WRITE, OP_FAULT, OP_BREAD };
 enum { C_SHORT, C_NOWAIT_AGAIN };
 
-static const char *const rw_choices[] = IOPAT_RW_CHOICES;
-static const char *const layout_choices[] = IOPAT_LAYOUT_CHOICES;
-static const char *const pattern_choices[] = IOPAT_PATTERN_CHOICES;
 static const char *const engine_choices[] = { "sync", "io_uring", NULL };
 
 #define O(f) offsetof(struct dio_opts, f)
 static const struct opt_def dio_opts[] = {
-	{ "rw", OPT_ENUM, O(rw), "read", 1, 0, rw_choices,
-	  "read, write, or rw (a mix, see --rwmix)", 0 },
-	{ "rwmix", OPT_INT, O(rwmix), "50", 0, 100, NULL,
-	  "percent of reads with --rw=rw", 0 },
-	{ "layout", OPT_ENUM, O(layout), "random", 1, 0, layout_choices,
-	  "disjoint: each thread its own slice; shared: every thread the same offsets; random: independent offsets over the whole file", 0 },
-	{ "pattern", OPT_ENUM, O(pattern), "rand", 1, 0, pattern_choices,
-	  "order inside the slice for disjoint and shared", 0 },
-	{ "engine", OPT_ENUM, O(engine), "sync", 1, 0, engine_choices,
-	  "how IO is issued: sync (pread/pwrite) or io_uring (asynchronous)", 0 },
-	{ "iodepth", OPT_INT, O(iodepth), "1", 1, 1024, NULL,
-	  "IOs in flight per thread (io_uring only)", 0 },
-	{ "fault-threads", OPT_INT, O(fault_threads), "0", 0, 1024, NULL,
-	  "threads reading the same file through mmap read faults", 0 },
-	{ "buffered-threads", OPT_INT, O(buffered_threads), "0", 0, 1024, NULL,
-	  "threads reading the same file through the page cache (pread)", 0 },
-	{ "sparse", OPT_BOOL, O(sparse), "no", 0, 0, NULL,
-	  "start from a file of holes, so that writes allocate blocks", 0 },
-	{ "buf-offset", OPT_SIZE, O(buf_offset), "0", 0, 3584, NULL,
-	  "O_DIRECT buffers start this many bytes (a multiple of 512) after a page boundary: bios of a multi-bio IO then end inside pages", 0 },
-	{ "nowait", OPT_BOOL, O(nowait), "no", 0, 0, NULL,
-	  "sync engine: issue each IO with preadv2/pwritev2(RWF_NOWAIT) first and redo what it left undone without it (io_uring always tries IOCB_NOWAIT first)", 0 },
+	IOPAT_OPTS(struct dio_opts, io),
+	{ .name = "engine", .type = OPT_ENUM, .off = O(engine), .def = "sync",
+	  NORANGE, .choices = engine_choices,
+	  .help = "how IO is issued: sync (pread/pwrite) or io_uring (asynchronous)" },
+	{ .name = "iodepth", .type = OPT_INT, .off = O(iodepth), .def = "1",
+	  .min = 1, .max = 1024,
+	  .help = "IOs in flight per thread (io_uring only)" },
+	{ .name = "fault-threads", .type = OPT_INT, .off = O(fault_threads), .def = "0",
+	  .min = 0, .max = 1024,
+	  .help = "threads reading the same file through mmap read faults" },
+	{ .name = "buffered-threads", .type = OPT_INT, .off = O(buffered_threads), .def = "0",
+	  .min = 0, .max = 1024,
+	  .help = "threads reading the same file through the page cache (pread)" },
+	{ .name = "sparse", .type = OPT_BOOL, .off = O(sparse), .def = "no",
+	  NORANGE,
+	  .help = "start from a file of holes, so that writes allocate blocks" },
+	{ .name = "buf-offset", .type = OPT_SIZE, .off = O(buf_offset), .def = "0",
+	  .min = 0, .max = 3584,
+	  .help = "O_DIRECT buffers start this many bytes (a multiple of 512) after a page boundary: bios of a multi-bio IO then end inside pages" },
+	{ .name = "nowait", .type = OPT_BOOL, .off = O(nowait), .def = "no",
+	  NORANGE,
+	  .help = "sync engine: issue each IO with preadv2/pwritev2(RWF_NOWAIT) first and redo what it left undone without it (io_uring always tries IOCB_NOWAIT first)" },
 	OPT_END
 };
 
@@ -94,7 +88,7 @@ struct dio_io {
 	struct oracle_read *rd;	/* the read's oracle snapshot */
 };
 
-static int dio_check(struct run *r, char *err, size_t len)
+static int dio_check(struct rl_run *r, char *err, size_t len)
 {
 	const struct dio_opts *d = r->wopts;
 
@@ -110,13 +104,13 @@ static int dio_check(struct run *r, char *err, size_t len)
 				"--iodepth %llu needs --engine=io_uring (sync issues one IO at a time)",
 				(unsigned long long)d->iodepth), -1;
 	r->t.sparse = d->sparse;
-	return iopat_check(r, d->layout, err, len);
+	return iopat_check(r, &d->io, err, len);
 }
 
-static unsigned int dio_unused_ops(const struct run *r)
+static unsigned int dio_unused_ops(const struct rl_run *r)
 {
 	const struct dio_opts *d = r->wopts;
-	unsigned int off = iopat_unused(d->rw, d->rwmix, OP_READ, OP_WRITE);
+	unsigned int off = iopat_unused(&d->io, OP_READ, OP_WRITE);
 
 	if (!d->fault_threads)
 		off |= 1u << OP_FAULT;
@@ -143,7 +137,7 @@ static void dio_prepare(struct worker *w, struct dio_io *io)
 
 static void dio_complete(struct worker *w, struct dio_io *io, ssize_t ret)
 {
-	struct run *r = w->run;
+	struct rl_run *r = w->run;
 	uint64_t bs = r->o.bs;
 
 	rl_op_done(w, io->write ? OP_WRITE : OP_READ, io->t0,
@@ -211,7 +205,7 @@ static void dio_thread_sync(struct worker *w)
 	struct iopat p;
 	ssize_t ret;
 
-	iopat_init(&p, w, d->layout, d->pattern, d->rw, d->rwmix);
+	iopat_init(&p, w, &d->io);
 	while (rl_running(w)) {
 		io.off = iopat_next(&p, w);
 		io.write = iopat_is_write(&p, w);
@@ -245,7 +239,7 @@ static void fault_read_one(struct worker *w, char *map)
 
 static void buffered_read_one(struct worker *w)
 {
-	struct run *r = w->run;
+	struct rl_run *r = w->run;
 	uint64_t bs = r->o.bs, t0, off;
 	ssize_t ret;
 
@@ -351,7 +345,7 @@ static void uring_fill(struct worker *w, struct uring_thread *u,
 static int uring_init(struct worker *w, struct uring_thread *u,
 		      unsigned int depth)
 {
-	const struct run *r = w->run;
+	const struct rl_run *r = w->run;
 	const struct dio_opts *d = r->wopts;
 	unsigned int i;
 	int ret;
@@ -398,7 +392,7 @@ static void dio_thread_uring(struct worker *w)
 		rl_fail(w->run, "io_uring setup: %s", strerror(-ret));
 		return;
 	}
-	iopat_init(&p, w, d->layout, d->pattern, d->rw, d->rwmix);
+	iopat_init(&p, w, &d->io);
 	while (rl_running(w)) {
 		uring_fill(w, &u, &p);
 		ret = io_uring_submit_and_wait(&u.ring, 1);
@@ -418,7 +412,7 @@ static void dio_thread_uring(struct worker *w)
 
 static void dio_thread(struct worker *w)
 {
-	const struct run *r = w->run;
+	const struct rl_run *r = w->run;
 	const struct dio_opts *d = r->wopts;
 
 	if (w->id >= r->o.threads + d->fault_threads) {
@@ -433,7 +427,7 @@ static void dio_thread(struct worker *w)
 		dio_thread_sync(w);
 }
 
-static int dio_setup(struct run *r)
+static int dio_setup(struct rl_run *r)
 {
 	const struct dio_opts *d = r->wopts;
 	struct io_uring ring;
@@ -468,7 +462,7 @@ static int dio_setup(struct run *r)
 	return 0;
 }
 
-static void dio_teardown(struct run *r)
+static void dio_teardown(struct rl_run *r)
 {
 	const struct dio_opts *d = r->wopts;
 
@@ -476,7 +470,7 @@ static void dio_teardown(struct run *r)
 		munmap(r->priv, r->o.size);
 }
 
-const struct workload_ops wl_dio = {
+WORKLOAD(wl_dio) = {
 	.name = "dio",
 	.summary = "O_DIRECT pread/pwrite, threads on disjoint, shared or random offsets",
 	.help =

@@ -36,7 +36,7 @@ static struct {
 	bool open;
 } gate = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false };
 
-void rl_fail(struct run *r, const char *fmt, ...)
+void rl_fail(struct rl_run *r, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -70,7 +70,7 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static struct worker *worker_new(struct run *r, unsigned int id)
+static struct worker *worker_new(struct rl_run *r, unsigned int id)
 {
 	uint64_t pages = r->bufsize / RL_PAGE;
 	struct worker *w;
@@ -159,7 +159,7 @@ static void ts_add(struct timespec *t, double s)
 }
 
 /* sleep until the deadline, a failure or a signal, whichever comes first */
-static void wait_until(struct run *r, const struct timespec *deadline)
+static void wait_until(struct rl_run *r, const struct timespec *deadline)
 {
 	struct timespec now, tick;
 
@@ -180,7 +180,8 @@ static void wait_until(struct run *r, const struct timespec *deadline)
  * Thread i starts on the i-th allowed CPU, round-robin: a process bound to
  * one package gets one thread per core there, in the same place every run.
  */
-static int pin_attr(const struct run *r, unsigned int i, pthread_attr_t *attr)
+static int pin_attr(const struct rl_run *r, unsigned int i,
+		    pthread_attr_t *attr)
 {
 	unsigned int cpu = r->cpus[i % r->ncpus];
 	size_t size = CPU_ALLOC_SIZE(cpu + 1);
@@ -196,7 +197,7 @@ static int pin_attr(const struct run *r, unsigned int i, pthread_attr_t *attr)
 	return err;
 }
 
-static int start_worker(struct run *r, unsigned int i, pthread_t *tid)
+static int start_worker(struct rl_run *r, unsigned int i, pthread_t *tid)
 {
 	pthread_attr_t attr;
 	int err;
@@ -220,7 +221,7 @@ static void open_gate(void)
 	pthread_mutex_unlock(&gate.lock);
 }
 
-static void free_workers(struct run *r, unsigned int n)
+static void free_workers(struct rl_run *r, unsigned int n)
 {
 	unsigned int i;
 
@@ -232,7 +233,7 @@ static void free_workers(struct run *r, unsigned int n)
 }
 
 /* Returns -1 when the threads could not be set up; nothing ran then. */
-int rl_harness_run(struct run *r)
+int rl_harness_run(struct rl_run *r)
 {
 	struct timespec t0, t1, deadline;
 	pthread_t *tids;

@@ -8,15 +8,51 @@
 #ifndef RLWORK_IOPAT_H
 #define RLWORK_IOPAT_H
 
+#include <stddef.h>
+
 #include "rlwork.h"
 
 enum { RW_READ, RW_WRITE, RW_MIXED };
 enum { LAYOUT_DISJOINT, LAYOUT_SHARED, LAYOUT_RANDOM };
 enum { PATTERN_RAND, PATTERN_SEQ };
 
-#define IOPAT_RW_CHOICES	{ "read", "write", "rw", NULL }
-#define IOPAT_LAYOUT_CHOICES	{ "disjoint", "shared", "random", NULL }
-#define IOPAT_PATTERN_CHOICES	{ "rand", "seq", NULL }
+static const char *const iopat_rw_choices[] = { "read", "write", "rw", NULL };
+static const char *const iopat_layout_choices[] = { "disjoint", "shared",
+						    "random", NULL };
+static const char *const iopat_pattern_choices[] = { "rand", "seq", NULL };
+
+/* the options every IO workload takes, first in its option struct */
+struct iopat_opts {
+	unsigned int rw;
+	uint64_t rwmix;
+	unsigned int layout;
+	unsigned int pattern;
+};
+
+/*
+ * Their rows, one definition for every workload that embeds a struct
+ * iopat_opts as MEMBER of the struct ST, so that the help and the choices
+ * cannot drift apart between workloads.
+ */
+#define IOPAT_OPT(st, member, f)					\
+	(offsetof(st, member) + offsetof(struct iopat_opts, f))
+#define IOPAT_OPTS(st, member)					\
+	{ .name = "rw", .type = OPT_ENUM,				\
+	  .off = IOPAT_OPT(st, member, rw), .def = "read",		\
+	  NORANGE, .choices = iopat_rw_choices,				\
+	  .help = "read, write, or rw (a mix, see --rwmix)" },		\
+	{ .name = "rwmix", .type = OPT_INT,				\
+	  .off = IOPAT_OPT(st, member, rwmix), .def = "50",		\
+	  .min = 0, .max = 100,						\
+	  .help = "percent of reads with --rw=rw" },			\
+	{ .name = "layout", .type = OPT_ENUM,				\
+	  .off = IOPAT_OPT(st, member, layout), .def = "random",	\
+	  NORANGE, .choices = iopat_layout_choices,			\
+	  .help = "disjoint: each thread its own slice; shared: every thread the same offsets; random: independent offsets over the whole file" }, \
+	{ .name = "pattern", .type = OPT_ENUM,				\
+	  .off = IOPAT_OPT(st, member, pattern), .def = "rand",	\
+	  NORANGE, .choices = iopat_pattern_choices,			\
+	  .help = "order inside the slice for disjoint and shared" }
 
 struct iopat {
 	uint64_t first;		/* block range of this thread */
@@ -28,18 +64,18 @@ struct iopat {
 };
 
 static inline void iopat_init(struct iopat *p, struct worker *w,
-			      unsigned int layout, unsigned int pattern,
-			      unsigned int rw, uint64_t rwmix)
+			      const struct iopat_opts *io)
 {
-	const struct run *r = w->run;
+	unsigned int layout = io->layout;
+	const struct rl_run *r = w->run;
 	uint64_t total = r->o.size / r->o.bs;
 
 	p->first = 0;
 	p->nblocks = total;
 	p->cursor = 0;
-	p->pattern = layout == LAYOUT_RANDOM ? PATTERN_RAND : pattern;
-	p->rw = rw;
-	p->rwmix = rwmix;
+	p->pattern = layout == LAYOUT_RANDOM ? PATTERN_RAND : io->pattern;
+	p->rw = io->rw;
+	p->rwmix = io->rwmix;
 	if (layout == LAYOUT_DISJOINT) {
 		p->first = total * w->id / r->o.threads;
 		p->nblocks = total * (w->id + 1) / r->o.threads - p->first;
@@ -74,10 +110,13 @@ static inline bool iopat_is_write(struct iopat *p, struct worker *w)
  * The read or write op (ids op_read, op_write) that --rw and --rwmix never
  * issue, as bits for workload_ops.unused_ops.
  */
-static inline unsigned int iopat_unused(unsigned int rw, uint64_t rwmix,
+static inline unsigned int iopat_unused(const struct iopat_opts *io,
 					unsigned int op_read,
 					unsigned int op_write)
 {
+	unsigned int rw = io->rw;
+	uint64_t rwmix = io->rwmix;
+
 	if (rw == RW_READ || (rw == RW_MIXED && rwmix == 100))
 		return 1u << op_write;
 	if (rw == RW_WRITE || (rw == RW_MIXED && rwmix == 0))
@@ -86,10 +125,10 @@ static inline unsigned int iopat_unused(unsigned int rw, uint64_t rwmix,
 }
 
 /* disjoint slices need a block per thread */
-static inline int iopat_check(const struct run *r, unsigned int layout,
-			      char *err, size_t len)
+static inline int iopat_check(const struct rl_run *r,
+			      const struct iopat_opts *io, char *err, size_t len)
 {
-	if (layout == LAYOUT_DISJOINT && r->o.size / r->o.bs < r->o.threads)
+	if (io->layout == LAYOUT_DISJOINT && r->o.size / r->o.bs < r->o.threads)
 		return snprintf(err, len,
 				"file too small: --size %llu holds %llu blocks of --bs %llu, fewer than --threads %llu",
 				(unsigned long long)r->o.size,

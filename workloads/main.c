@@ -19,70 +19,93 @@
 #include "oracle.h"
 #include "rlwork.h"
 
-static const struct workload_ops *const workloads[] = {
-	&wl_dio,
-	&wl_mmap_punch,
-	&wl_truncate_storm,
-	&wl_buffered_rw,
-	&wl_readahead,
-	&wl_calib,
-};
+/* every WORKLOAD() of the linked objects (rlwork.h), sorted by name */
+extern const struct workload_ops *const __start_rlwork_workloads[];
+extern const struct workload_ops *const __stop_rlwork_workloads[];
+static const struct workload_ops **workloads;
+static unsigned int nworkloads;
+
+static int wl_cmp(const void *a, const void *b)
+{
+	return strcmp((*(const struct workload_ops *const *)a)->name,
+		      (*(const struct workload_ops *const *)b)->name);
+}
+
+/* link order is the Makefile's; the listing should not depend on it */
+static void workloads_init(void)
+{
+	nworkloads = __stop_rlwork_workloads - __start_rlwork_workloads;
+	workloads = malloc(nworkloads * sizeof(*workloads));
+	if (!workloads)
+		abort();
+	memcpy(workloads, __start_rlwork_workloads,
+	       nworkloads * sizeof(*workloads));
+	qsort(workloads, nworkloads, sizeof(*workloads), wl_cmp);
+}
 
 static const char *const inject_modes[] = { "none", "stale", "tag",
 					    "checksum", "lost", NULL };
 
 #define C(field) offsetof(struct common_opts, field)
-#define NORANGE 1, 0
 
 const struct opt_def common_opts[] = {
-	{ "threads", OPT_INT, C(threads), "1", 1, 1024, NULL,
-	  "worker threads (see the workload for what they do)", 0 },
-	{ "runtime", OPT_DOUBLE, C(runtime), "10", 0.01, 86400, NULL,
-	  "measured seconds, after the ramp-up", OPT_NOPARAM },
-	{ "ramp", OPT_DOUBLE, C(ramp), "1", 0, 3600, NULL,
-	  "seconds run before measuring; their ops are not counted",
-	  OPT_NOPARAM },
-	{ "file", OPT_STR, C(file), "rlwork.dat", NORANGE, NULL,
-	  "target file; created (and deleted after) if missing",
-	  OPT_NOPARAM },
-	{ "size", OPT_SIZE, C(size), "64m", 65536, 1ull << 40, NULL,
-	  "file size in bytes (k/m/g/t suffixes)", 0 },
-	{ "bs", OPT_SIZE, C(bs), "4k", 512, 64 << 20, NULL,
-	  "bytes per IO", 0 },
-	{ "verify", OPT_BOOL, C(verify), "no", NORANGE, NULL,
-	  "tag every written page and check every read (the oracle)", 0 },
-	{ "seed", OPT_INT, C(seed), "1", 0, 1e18, NULL,
-	  "random seed for offsets and choices", 0 },
-	{ "json", OPT_STR, C(json), NULL, NORANGE, NULL,
-	  "write the result JSON here (atomically); replaces only a result rlwork wrote",
-	  OPT_NOPARAM },
-	{ "variant", OPT_STR, C(variant), NULL, NORANGE, NULL,
-	  "kernel variant name recorded as kernel.variant", OPT_NOPARAM },
-	{ "iteration", OPT_INT, C(iteration), "1", 1, 1000000, NULL,
-	  "iteration number recorded in the result", OPT_NOPARAM },
-	{ "env", OPT_KV, C(env), NULL, NORANGE, NULL,
-	  "KEY=VALUE added to the result's env block (repeatable)",
-	  OPT_NOPARAM },
-	{ "dry-run", OPT_BOOL, C(dry_run), "no", NORANGE, NULL,
-	  "resolve, check and print the options, touch no file",
-	  OPT_NOPARAM },
-	{ "force", OPT_BOOL, C(force), "no", NORANGE, NULL,
-	  "allow overwriting a regular file rlwork did not create (--file, --json)",
-	  OPT_NOPARAM },
-	{ "keep", OPT_BOOL, C(keep), "no", NORANGE, NULL,
-	  "keep a file this run created", OPT_NOPARAM },
-	{ "pin", OPT_BOOL, C(pin), "no", NORANGE, NULL,
-	  "pin worker thread i to the i-th allowed CPU (round-robin); recorded as env.pinned",
-	  OPT_NOPARAM },
-	{ "placement", OPT_STR, C(placement), NULL, NORANGE, NULL,
-	  "pack|spread|list:<cpus>: threads on one package's cores first, round-robin over packages, or on the listed CPUs; recorded in env.placement",
-	  OPT_NOPARAM },
-	{ "membind", OPT_STR, C(membind), NULL, NORANGE, NULL,
-	  "local|interleave: each thread's memory on its own NUMA node, or interleaved over the threads' nodes (needs --placement)",
-	  OPT_NOPARAM },
-	{ "inject-corruption", OPT_ENUM, C(inject), "none", NORANGE,
-	  inject_modes, "test only: corrupt a page behind the workload",
-	  OPT_NOPARAM | OPT_HIDDEN },
+	{ .name = "threads", .type = OPT_INT, .off = C(threads), .def = "1",
+	  .min = 1, .max = 1024,
+	  .help = "worker threads (see the workload for what they do)" },
+	{ .name = "runtime", .type = OPT_DOUBLE, .off = C(runtime), .def = "10",
+	  .min = 0.01, .max = 86400, .flags = OPT_NOPARAM,
+	  .help = "measured seconds, after the ramp-up" },
+	{ .name = "ramp", .type = OPT_DOUBLE, .off = C(ramp), .def = "1",
+	  .min = 0, .max = 3600, .flags = OPT_NOPARAM,
+	  .help = "seconds run before measuring; their ops are not counted" },
+	{ .name = "file", .type = OPT_STR, .off = C(file), .def = "rlwork.dat",
+	  NORANGE, .flags = OPT_NOPARAM,
+	  .help = "target file; created (and deleted after) if missing" },
+	{ .name = "size", .type = OPT_SIZE, .off = C(size), .def = "64m",
+	  .min = 65536, .max = 1ull << 40,
+	  .help = "file size in bytes (k/m/g/t suffixes)" },
+	{ .name = "bs", .type = OPT_SIZE, .off = C(bs), .def = "4k",
+	  .min = 512, .max = 64 << 20,
+	  .help = "bytes per IO" },
+	{ .name = "verify", .type = OPT_BOOL, .off = C(verify), .def = "no",
+	  NORANGE,
+	  .help = "tag every written page and check every read (the oracle)" },
+	{ .name = "seed", .type = OPT_INT, .off = C(seed), .def = "1",
+	  .min = 0, .max = 1e18,
+	  .help = "random seed for offsets and choices" },
+	{ .name = "json", .type = OPT_STR, .off = C(json),
+	  NORANGE, .flags = OPT_NOPARAM,
+	  .help = "write the result JSON here (atomically); replaces only a result rlwork wrote" },
+	{ .name = "variant", .type = OPT_STR, .off = C(variant),
+	  NORANGE, .flags = OPT_NOPARAM,
+	  .help = "kernel variant name recorded as kernel.variant" },
+	{ .name = "iteration", .type = OPT_INT, .off = C(iteration), .def = "1",
+	  .min = 1, .max = 1000000, .flags = OPT_NOPARAM,
+	  .help = "iteration number recorded in the result" },
+	{ .name = "env", .type = OPT_KV, .off = C(env),
+	  NORANGE, .flags = OPT_NOPARAM,
+	  .help = "KEY=VALUE added to the result's env block (repeatable)" },
+	{ .name = "dry-run", .type = OPT_BOOL, .off = C(dry_run), .def = "no",
+	  NORANGE, .flags = OPT_NOPARAM,
+	  .help = "resolve, check and print the options, touch no file" },
+	{ .name = "force", .type = OPT_BOOL, .off = C(force), .def = "no",
+	  NORANGE, .flags = OPT_NOPARAM,
+	  .help = "allow overwriting a regular file rlwork did not create (--file, --json)" },
+	{ .name = "keep", .type = OPT_BOOL, .off = C(keep), .def = "no",
+	  NORANGE, .flags = OPT_NOPARAM,
+	  .help = "keep a file this run created" },
+	{ .name = "pin", .type = OPT_BOOL, .off = C(pin), .def = "no",
+	  NORANGE, .flags = OPT_NOPARAM,
+	  .help = "pin worker thread i to the i-th allowed CPU (round-robin); recorded as env.pinned" },
+	{ .name = "placement", .type = OPT_STR, .off = C(placement),
+	  NORANGE, .flags = OPT_NOPARAM,
+	  .help = "pack|spread|list:<cpus>: threads on one package's cores first, round-robin over packages, or on the listed CPUs; recorded in env.placement" },
+	{ .name = "membind", .type = OPT_STR, .off = C(membind),
+	  NORANGE, .flags = OPT_NOPARAM,
+	  .help = "local|interleave: each thread's memory on its own NUMA node, or interleaved over the threads' nodes (needs --placement)" },
+	{ .name = "inject-corruption", .type = OPT_ENUM, .off = C(inject), .def = "none",
+	  NORANGE, .choices = inject_modes, .flags = OPT_NOPARAM | OPT_HIDDEN,
+	  .help = "test only: corrupt a page behind the workload" },
 	OPT_END
 };
 
@@ -94,8 +117,9 @@ static void usage(FILE *f)
 		"usage: rlwork <workload> [--threads N] [--runtime SEC] [--ramp SEC]\n"
 		"              [--file PATH] [--size BYTES] [--bs BYTES] [--verify]\n"
 		"              [--json PATH] [workload options...]\n"
-		"       rlwork <workload> --help\n\nworkloads:\n");
-	for (i = 0; i < ARRAY_SIZE(workloads); i++)
+		"       rlwork <workload> --help\n"
+		"       rlwork --list\n\nworkloads:\n");
+	for (i = 0; i < nworkloads; i++)
 		fprintf(f, "  %-16s %s\n", workloads[i]->name,
 			workloads[i]->summary);
 	fprintf(f, "\nexit status: 0 ok, 1 measured failure (verification error, "
@@ -106,7 +130,7 @@ static const struct workload_ops *find_workload(const char *name)
 {
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(workloads); i++) {
+	for (i = 0; i < nworkloads; i++) {
 		const struct op_decl *op = workloads[i]->ops;
 
 		if (strcmp(workloads[i]->name, name))
@@ -142,7 +166,7 @@ static void workload_help(const struct workload_ops *wl)
 		       wl->defaults);
 }
 
-static int common_check(struct run *r, char *err, size_t len)
+static int common_check(struct rl_run *r, char *err, size_t len)
 {
 	const struct common_opts *o = &r->o;
 
@@ -165,7 +189,7 @@ static int common_check(struct run *r, char *err, size_t len)
 	return result_path_check(r, true, err, len);
 }
 
-static void set_started(struct run *r)
+static void set_started(struct rl_run *r)
 {
 	time_t now = time(NULL);
 	struct tm tm;
@@ -174,22 +198,24 @@ static void set_started(struct run *r)
 	strftime(r->started, sizeof(r->started), "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static int parse(struct run *r, int argc, char **argv)
+static int parse(struct rl_run *r, int argc, char **argv)
 {
-	struct opt_set sets[2] = { { common_opts, &r->o },
-				   { r->wl->opts, NULL } };
+	struct opt_set sets[2] = {
+		{ .defs = common_opts, .base = &r->o },
+		{ .defs = r->wl->opts },
+	};
 	char err[512];
 
 	r->wopts = calloc(1, r->wl->opts_size ? r->wl->opts_size : 1);
 	sets[1].base = r->wopts;
 	if (opt_defaults(sets, 2, r->wl->defaults, err, sizeof(err)) ||
-	    opt_parse_argv(sets, 2, argc, argv, err, sizeof(err)) ||
-	    common_check(r, err, sizeof(err)) ||
-	    (r->wl->check && r->wl->check(r, err, sizeof(err)))) {
-		fprintf(stderr, "rlwork %s: %s (see rlwork %s --help)\n",
-			r->wl->name, err, r->wl->name);
-		return EXIT_BADINPUT;
-	}
+	    opt_parse_argv(sets, 2, argc, argv, err, sizeof(err)))
+		goto bad;
+	r->o_given = sets[0].given;
+	r->wopts_given = sets[1].given;
+	if (common_check(r, err, sizeof(err)) ||
+	    (r->wl->check && r->wl->check(r, err, sizeof(err))))
+		goto bad;
 	/* stdout is for the JSON when it goes there or is all we produce */
 	r->info = r->o.json && (r->o.dry_run || !strcmp(r->o.json, "-")) ?
 		  stderr : stdout;
@@ -199,13 +225,17 @@ static int parse(struct run *r, int argc, char **argv)
 	if (r->wl->unused_ops)
 		r->ops_off = r->wl->unused_ops(r);
 	return 0;
+bad:
+	fprintf(stderr, "rlwork %s: %s (see rlwork %s --help)\n",
+		r->wl->name, err, r->wl->name);
+	return EXIT_BADINPUT;
 }
 
 /*
  * The CPUs the process may run on when it starts, e.g. one package under
  * hwloc-bind: --pin places the threads on these, in this order.
  */
-static int allowed_cpus(struct run *r)
+static int allowed_cpus(struct rl_run *r)
 {
 	size_t n = 1024, size;
 	cpu_set_t *set;
@@ -235,7 +265,7 @@ static int allowed_cpus(struct run *r)
 	return r->ncpus ? 0 : -1;
 }
 
-static void final_verify(struct run *r)
+static void final_verify(struct rl_run *r)
 {
 	char msg[256];
 
@@ -258,15 +288,22 @@ static void final_verify(struct run *r)
 
 int main(int argc, char **argv)
 {
-	struct run *r;
+	struct rl_run *r;
 	int i, ret;
 
+	workloads_init();
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_BADINPUT;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
+		return 0;
+	}
+	/* the names alone, one a line, for scripts and tests */
+	if (!strcmp(argv[1], "--list")) {
+		for (i = 0; i < (int)nworkloads; i++)
+			printf("%s\n", workloads[i]->name);
 		return 0;
 	}
 	if (posix_memalign((void **)&r, CACHELINE, sizeof(*r)))
@@ -276,7 +313,7 @@ int main(int argc, char **argv)
 	r->wl = find_workload(argv[1]);
 	if (!r->wl) {
 		fprintf(stderr, "rlwork: unknown workload '%s' (valid:", argv[1]);
-		for (i = 0; i < (int)ARRAY_SIZE(workloads); i++)
+		for (i = 0; i < (int)nworkloads; i++)
 			fprintf(stderr, "%s %s", i ? "," : "",
 				workloads[i]->name);
 		fprintf(stderr, ")\n");

@@ -20,6 +20,7 @@
 #include "rlwork.h"
 
 struct mp_opts {
+	uint64_t fault_threads;
 	uint64_t punch_threads;
 	uint64_t refill_threads;
 	uint64_t punch_len;
@@ -43,16 +44,24 @@ static const char *const overlap_choices[] = { "disjoint", "interleaved",
 
 #define O(f) offsetof(struct mp_opts, f)
 static const struct opt_def mp_opts[] = {
-	{ "punch-threads", OPT_INT, O(punch_threads), "1", 1, 1024, NULL,
-	  "threads punching holes (--threads is the number of fault threads)", 0 },
-	{ "refill-threads", OPT_INT, O(refill_threads), "1", 0, 1024, NULL,
-	  "threads writing punched chunks back with pwrite", 0 },
-	{ "punch-len", OPT_SIZE, O(punch_len), "64k", 4096, 1ull << 30, NULL,
-	  "bytes per punch; the file is cut into chunks of this size", 0 },
-	{ "write-pct", OPT_INT, O(write_pct), "25", 0, 100, NULL,
-	  "percent of faults that are write faults", 0 },
-	{ "overlap", OPT_ENUM, O(overlap), "identical", 1, 0, overlap_choices,
-	  "fault vs punch chunks: disjoint (separate halves), interleaved (even vs odd chunks) or identical (all chunks)", 0 },
+	{ .name = "fault-threads", .type = OPT_INT, .off = O(fault_threads),
+	  .min = 0, .max = 1024, .flags = OPT_NOPARAM,
+	  .help = "fault threads, 0 for a point without faults; sets --threads, which the result records" },
+	{ .name = "punch-threads", .type = OPT_INT, .off = O(punch_threads), .def = "1",
+	  .min = 0, .max = 1024,
+	  .help = "threads punching holes (--threads is the number of fault threads); 0: faults alone, and no refills" },
+	{ .name = "refill-threads", .type = OPT_INT, .off = O(refill_threads), .def = "1",
+	  .min = 0, .max = 1024,
+	  .help = "threads writing punched chunks back with pwrite" },
+	{ .name = "punch-len", .type = OPT_SIZE, .off = O(punch_len), .def = "64k",
+	  .min = 4096, .max = 1ull << 30,
+	  .help = "bytes per punch; the file is cut into chunks of this size" },
+	{ .name = "write-pct", .type = OPT_INT, .off = O(write_pct), .def = "25",
+	  .min = 0, .max = 100,
+	  .help = "percent of faults that are write faults" },
+	{ .name = "overlap", .type = OPT_ENUM, .off = O(overlap), .def = "identical",
+	  NORANGE, .choices = overlap_choices,
+	  .help = "fault vs punch chunks: disjoint (separate halves), interleaved (even vs odd chunks) or identical (all chunks)" },
 	OPT_END
 };
 
@@ -66,10 +75,21 @@ static const struct counter_decl mp_counters[] = {
 	{ NULL, NULL, 0 },
 };
 
-static int mp_check(struct run *r, char *err, size_t len)
+static int mp_check(struct rl_run *r, char *err, size_t len)
 {
 	const struct mp_opts *m = r->wopts;
 	uint64_t n = r->o.size / m->punch_len;
+
+	/* --threads cannot be 0 for every workload; this one can do without */
+	if (opt_is_set(mp_opts, r->wopts_given, "fault-threads")) {
+		if (opt_is_set(common_opts, r->o_given, "threads"))
+			return snprintf(err, len,
+					"--fault-threads and --threads both set the fault threads: give one"), -1;
+		r->o.threads = m->fault_threads;
+	}
+	if (!r->o.threads && !m->punch_threads)
+		return snprintf(err, len,
+				"--fault-threads 0 and --punch-threads 0: nothing would run"), -1;
 
 	if (m->punch_len % RL_PAGE)
 		return snprintf(err, len, "--punch-len: %llu is not a multiple of 4k",
@@ -83,15 +103,25 @@ static int mp_check(struct run *r, char *err, size_t len)
 	return 0;
 }
 
-static unsigned int mp_unused_ops(const struct run *r)
+/* refills only follow punches: without punchers they would only sleep */
+static uint64_t refill_threads(const struct rl_run *r)
 {
 	const struct mp_opts *m = r->wopts;
 
-	return m->refill_threads ? 0 : 1u << OP_REFILL;
+	return m->punch_threads ? m->refill_threads : 0;
+}
+
+static unsigned int mp_unused_ops(const struct rl_run *r)
+{
+	const struct mp_opts *m = r->wopts;
+
+	return (r->o.threads ? 0 : 1u << OP_FAULT) |
+	       (m->punch_threads ? 0 : 1u << OP_PUNCH) |
+	       (refill_threads(r) ? 0 : 1u << OP_REFILL);
 }
 
 /* the k-th chunk of the fault (punch = false) or punch domain */
-static uint64_t domain_size(const struct run *r, bool punch)
+static uint64_t domain_size(const struct rl_run *r, bool punch)
 {
 	const struct mp_opts *m = r->wopts;
 	const struct mp_state *s = r->priv;
@@ -105,7 +135,7 @@ static uint64_t domain_size(const struct run *r, bool punch)
 	return s->nchunks;
 }
 
-static uint64_t domain_chunk(const struct run *r, bool punch, uint64_t k)
+static uint64_t domain_chunk(const struct rl_run *r, bool punch, uint64_t k)
 {
 	const struct mp_opts *m = r->wopts;
 	const struct mp_state *s = r->priv;
@@ -121,7 +151,7 @@ static uint64_t domain_chunk(const struct run *r, bool punch, uint64_t k)
 
 static void fault_one(struct worker *w)
 {
-	struct run *r = w->run;
+	struct rl_run *r = w->run;
 	const struct mp_opts *m = r->wopts;
 	struct mp_state *s = r->priv;
 	struct oracle *o = r->oracle;
@@ -158,7 +188,7 @@ static void fault_one(struct worker *w)
 
 static void punch_one(struct worker *w)
 {
-	struct run *r = w->run;
+	struct rl_run *r = w->run;
 	struct mp_state *s = r->priv;
 	struct oracle *o = r->oracle;
 	uint64_t k, t0, len = s->ppc * RL_PAGE;
@@ -181,7 +211,7 @@ static void punch_one(struct worker *w)
 
 static void refill_one(struct worker *w, uint64_t *cursor)
 {
-	struct run *r = w->run;
+	struct rl_run *r = w->run;
 	struct mp_state *s = r->priv;
 	struct oracle *o = r->oracle;
 	uint64_t n = domain_size(r, true), k, i, gen = 0, t0;
@@ -215,7 +245,7 @@ static void refill_one(struct worker *w, uint64_t *cursor)
 
 static void mp_thread(struct worker *w)
 {
-	const struct run *r = w->run;
+	const struct rl_run *r = w->run;
 	const struct mp_opts *m = r->wopts;
 	uint64_t cursor = w->id;
 
@@ -230,7 +260,7 @@ static void mp_thread(struct worker *w)
 			refill_one(w, &cursor);
 }
 
-static int mp_setup(struct run *r)
+static int mp_setup(struct rl_run *r)
 {
 	const struct mp_opts *m = r->wopts;
 	struct mp_state *s = calloc(1, sizeof(*s));
@@ -248,12 +278,12 @@ static int mp_setup(struct run *r)
 		return EXIT_MEASURED;
 	}
 	r->priv = s;
-	r->nthreads = r->o.threads + m->punch_threads + m->refill_threads;
+	r->nthreads = r->o.threads + m->punch_threads + refill_threads(r);
 	r->bufsize = m->punch_len > RL_PAGE ? m->punch_len : RL_PAGE;
 	return 0;
 }
 
-static void mp_teardown(struct run *r)
+static void mp_teardown(struct rl_run *r)
 {
 	struct mp_state *s = r->priv;
 
@@ -262,7 +292,7 @@ static void mp_teardown(struct run *r)
 	free(s);
 }
 
-const struct workload_ops wl_mmap_punch = {
+WORKLOAD(wl_mmap_punch) = {
 	.name = "mmap-punch",
 	.summary = "page faults on a shared mapping vs hole punching and refills",
 	.help =
@@ -272,9 +302,11 @@ const struct workload_ops wl_mmap_punch = {
 "fault op is the touch plus the zap. --punch-threads punch random chunks of\n"
 "--punch-len bytes (fallocate PUNCH_HOLE|KEEP_SIZE) and --refill-threads\n"
 "write punched chunks back with pwrite. --overlap chooses whether the fault\n"
-"and punch chunks are disjoint, interleaved or identical. This is the race\n"
-"the page-cache invalidation lock exists for: without it (imutex) a fault\n"
-"can bring back data a completed punch removed, which --verify reports.",
+"and punch chunks are disjoint, interleaved or identical; --fault-threads 0\n"
+"or --punch-threads 0 leaves one side alone, for single-role points. This\n"
+"is the race the page-cache invalidation lock exists for: without it\n"
+"(imutex) a fault can bring back data a completed punch removed, which\n"
+"--verify reports.",
 	.opts = mp_opts,
 	.opts_size = sizeof(struct mp_opts),
 	.ops = mp_ops,

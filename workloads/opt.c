@@ -219,7 +219,8 @@ static int set_value(const struct opt_def *d, void *base, const char *s,
 }
 
 static const struct opt_def *find(struct opt_set *sets, int nsets,
-				  const char *name, size_t nlen, void **base)
+				  const char *name, size_t nlen,
+				  struct opt_set **set)
 {
 	const struct opt_def *d;
 	int i;
@@ -228,7 +229,7 @@ static const struct opt_def *find(struct opt_set *sets, int nsets,
 		for (d = sets[i].defs; d && d->name; d++) {
 			if (strlen(d->name) == nlen &&
 			    !strncmp(d->name, name, nlen)) {
-				*base = sets[i].base;
+				*set = &sets[i];
 				return d;
 			}
 		}
@@ -236,30 +237,46 @@ static const struct opt_def *find(struct opt_set *sets, int nsets,
 	return NULL;
 }
 
+int opt_is_set(const struct opt_def *defs, uint64_t given, const char *name)
+{
+	const struct opt_def *d;
+
+	for (d = defs; d && d->name; d++)
+		if (!strcmp(d->name, name))
+			return d - defs < 64 && (given >> (d - defs) & 1);
+	return 0;
+}
+
 int opt_defaults(struct opt_set *sets, int nsets, const char *overrides,
 		 char *err, size_t errlen)
 {
 	const struct opt_def *d;
 	char *copy, *tok, *save, *eq;
-	void *base;
+	struct opt_set *set;
 	int i, ret = 0;
 
-	for (i = 0; i < nsets; i++)
-		for (d = sets[i].defs; d && d->name; d++)
+	for (i = 0; i < nsets; i++) {
+		for (d = sets[i].defs; d && d->name; d++) {
+			if (d->type <= OPT_DOUBLE && !d->min && !d->max)
+				return fail(err, errlen,
+					    "--%s: option table row without a range (NORANGE?)",
+					    d->name);
 			if (d->def && set_value(d, sets[i].base, d->def, err,
 						errlen))
 				return -1;
+		}
+	}
 	if (!overrides)
 		return 0;
 	copy = strdup(overrides);	/* kept: OPT_STR values point into it */
 	for (tok = strtok_r(copy, ",", &save); tok && !ret;
 	     tok = strtok_r(NULL, ",", &save)) {
 		eq = strchr(tok, '=');
-		d = eq ? find(sets, nsets, tok, eq - tok, &base) : NULL;
+		d = eq ? find(sets, nsets, tok, eq - tok, &set) : NULL;
 		if (!d)
 			return fail(err, errlen, "bad default override '%s'",
 				    tok);
-		ret = set_value(d, base, eq + 1, err, errlen);
+		ret = set_value(d, set->base, eq + 1, err, errlen);
 	}
 	return ret;
 }
@@ -269,8 +286,8 @@ int opt_parse_argv(struct opt_set *sets, int nsets, int argc, char **argv,
 {
 	const struct opt_def *d;
 	const char *name, *val;
+	struct opt_set *set;
 	size_t nlen;
-	void *base;
 	int i;
 
 	for (i = 0; i < argc; i++) {
@@ -281,7 +298,7 @@ int opt_parse_argv(struct opt_set *sets, int nsets, int argc, char **argv,
 		name = argv[i] + 2;
 		val = strchr(name, '=');
 		nlen = val ? (size_t)(val - name) : strlen(name);
-		d = find(sets, nsets, name, nlen, &base);
+		d = find(sets, nsets, name, nlen, &set);
 		if (!d)
 			return fail(err, errlen, "unknown option '--%.*s'",
 				    (int)nlen, name);
@@ -295,8 +312,10 @@ int opt_parse_argv(struct opt_set *sets, int nsets, int argc, char **argv,
 					    d->name);
 			val = argv[++i];
 		}
-		if (set_value(d, base, val, err, errlen))
+		if (set_value(d, set->base, val, err, errlen))
 			return -1;
+		if (d - set->defs < 64)
+			set->given |= 1ull << (d - set->defs);
 	}
 	return 0;
 }

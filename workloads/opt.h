@@ -25,6 +25,13 @@ enum opt_type {
 #define OPT_NOPARAM	(1u << 0)	/* not part of the result's "params" */
 #define OPT_HIDDEN	(1u << 1)	/* not in --help: test-only */
 
+/*
+ * One row, written with designated initializers:
+ *	{ .name = "bs", .type = OPT_SIZE, .off = O(bs), .def = "4k",
+ *	  .min = 512, .max = 64 << 20, .help = "bytes per IO" },
+ * A numeric row states its range or NORANGE: an omitted range would read
+ * as 0..0, so opt_defaults() refuses that as a broken table.
+ */
 struct opt_def {
 	const char *name;
 	enum opt_type type;
@@ -35,6 +42,8 @@ struct opt_def {
 	const char *help;
 	unsigned int flags;
 };
+
+#define NORANGE		.min = 1, .max = 0
 
 #define OPT_END { .name = NULL }
 
@@ -52,6 +61,7 @@ struct kv_list {
 struct opt_set {
 	const struct opt_def *defs;
 	void *base;
+	uint64_t given;		/* bit i: row i was on the command line */
 };
 
 /*
@@ -66,6 +76,12 @@ int opt_parse_argv(struct opt_set *sets, int nsets, int argc, char **argv,
 int opt_parse_size(const char *s, uint64_t *out);
 void opt_print_help(FILE *f, const struct opt_def *defs);
 void opt_print_resolved(FILE *f, const struct opt_set *sets, int nsets);
+/*
+ * Whether the command line set the row NAME of a table, as fio's
+ * fio_option_is_set(): a default and an explicit value can mean different
+ * things (mmap-punch: --fault-threads replaces --threads).
+ */
+int opt_is_set(const struct opt_def *defs, uint64_t given, const char *name);
 /* the value of a row as a string (static buffer) */
 const char *opt_value_str(const struct opt_def *d, const void *base);
 

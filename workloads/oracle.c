@@ -262,11 +262,11 @@ void oracle_punch_begin(struct oracle *o, struct oracle_punch *p,
 		n = o->npages - first;
 	p->first = first;
 	p->n = n;
-	p->ps = next_event(o);
+	p->start = next_event(o);
 	for (i = 0; i < n; i++) {
 		ps = &o->pages[first + i];
 		__atomic_add_fetch(&ps->pinfl, 1, __ATOMIC_SEQ_CST);
-		store_max(&ps->pstart, p->ps);
+		store_max(&ps->pstart, p->start);
 		p->snap[i] = LOAD(&ps->wdone);
 	}
 }
@@ -293,10 +293,10 @@ struct oracle_read *oracle_read_new(uint64_t max)
 	if (!rd)
 		return NULL;
 	rd->max = max;
-	rd->d = calloc(max, sizeof(uint64_t));
-	rd->l = calloc(max, sizeof(uint64_t));
+	rd->wdone = calloc(max, sizeof(uint64_t));
+	rd->stale = calloc(max, sizeof(uint64_t));
 	rd->pinfl = calloc(max, sizeof(uint64_t));
-	if (!rd->d || !rd->l || !rd->pinfl)
+	if (!rd->wdone || !rd->stale || !rd->pinfl)
 		return NULL;
 	return rd;
 }
@@ -309,12 +309,12 @@ void oracle_read_begin(struct oracle *o, struct oracle_read *rd,
 
 	rd->first = first;
 	rd->n = n;
-	rd->rs = next_event(o);
+	rd->start = next_event(o);
 	for (i = 0; i < n; i++) {
 		ps = &o->pages[first + i];
 		rd->pinfl[i] = LOAD(&ps->pinfl);
-		rd->d[i] = LOAD(&ps->wdone);
-		rd->l[i] = LOAD(&ps->stale);
+		rd->wdone[i] = LOAD(&ps->wdone);
+		rd->stale[i] = LOAD(&ps->stale);
 	}
 }
 
@@ -364,7 +364,8 @@ static unsigned int check_page(struct oracle *o, struct oracle_read *rd,
 {
 	const struct page_tag *t = page;
 	struct page_state *ps = &o->pages[rd->first + i];
-	uint64_t p = rd->first + i, d = rd->d[i], l = rd->l[i], csum;
+	uint64_t p = rd->first + i, wdone = rd->wdone[i], csum;
+	uint64_t stale = rd->stale[i];
 	struct after a;
 	bool racy;
 
@@ -372,15 +373,15 @@ static unsigned int check_page(struct oracle *o, struct oracle_read *rd,
 	a.wstart = LOAD(&ps->wstart);
 	a.pstart = LOAD(&ps->pstart);
 	a.pend = LOAD(&ps->pend);
-	racy = a.wstart > d || rd->pinfl[i] || a.pinfl ||
-	       a.pstart > rd->rs || a.pend > rd->rs || LOAD(&ps->torn);
+	racy = a.wstart > wdone || rd->pinfl[i] || a.pinfl ||
+	       a.pstart > rd->start || a.pend > rd->start || LOAD(&ps->torn);
 	__atomic_add_fetch(&o->checked, 1, __ATOMIC_RELAXED);
 
 	if (all_zero(page, valid)) {
-		if (d > a.pstart && d > a.pend && !rd->pinfl[i] && !a.pinfl) {
+		if (wdone > a.pstart && wdone > a.pend && !rd->pinfl[i] && !a.pinfl) {
 			report(o, p, how,
 			       "expected generation >= %" PRIu64 " (a completed write, no punch since), found %s",
-			       d, valid < PAGE ? "end of file" : "zeros");
+			       wdone, valid < PAGE ? "end of file" : "zeros");
 			return 1;
 		}
 		return 0;
@@ -418,16 +419,16 @@ static unsigned int check_page(struct oracle *o, struct oracle_read *rd,
 		       a.wstart, t->gen);
 		return 1;
 	}
-	if (t->gen < d) {
+	if (t->gen < wdone) {
 		report(o, p, how,
 		       "expected generation >= %" PRIu64 " (completed before the read), found older %" PRIu64,
-		       d, t->gen);
+		       wdone, t->gen);
 		return 1;
 	}
-	if (t->gen <= l) {
+	if (t->gen <= stale) {
 		report(o, p, how,
 		       "expected zeros or generation > %" PRIu64 " (a punch/truncate completed before the read), found stale %" PRIu64,
-		       l, t->gen);
+		       stale, t->gen);
 		return 1;
 	}
 	return 0;
@@ -491,8 +492,8 @@ int oracle_verify_file(struct oracle *o, int fd, uint64_t size,
 		size = o->npages * PAGE;
 	ret = verify_pass(o, fd, size, rd, buf, how);
 	free(buf);
-	free(rd->d);
-	free(rd->l);
+	free(rd->wdone);
+	free(rd->stale);
 	free(rd->pinfl);
 	free(rd);
 	return ret;

@@ -77,16 +77,19 @@ struct oracle {
 };
 
 /* per-thread snapshots, sized for the largest read/punch of the thread */
+/* what a read saw of its pages when it started (oracle_read_begin) */
 struct oracle_read {
 	uint64_t first, n, max;
-	uint64_t rs;
-	uint64_t *d, *l, *pinfl;
+	uint64_t start;		/* the event counter at the start */
+	uint64_t *wdone;	/* per page: newest write completed by then */
+	uint64_t *stale;	/* newest generation a completed punch removed */
+	uint64_t *pinfl;	/* punches in flight */
 };
 
 struct oracle_punch {
 	uint64_t first, n, max;
-	uint64_t ps;
-	uint64_t *snap;
+	uint64_t start;		/* the event counter at the start */
+	uint64_t *snap;		/* per page: newest write completed by then */
 };
 
 struct oracle *oracle_new(uint32_t file_id, uint64_t npages);

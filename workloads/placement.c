@@ -152,7 +152,7 @@ syntax:
 			s), -1;
 }
 
-int placement_check(struct run *r, char *err, size_t len)
+int placement_check(struct rl_run *r, char *err, size_t len)
 {
 	const char *spec = r->o.placement, *mb = r->o.membind;
 	struct placement *p;
@@ -201,7 +201,7 @@ int placement_check(struct run *r, char *err, size_t len)
 	return 0;
 }
 
-static hwloc_obj_t pu_of(const struct run *r, unsigned int i)
+static hwloc_obj_t pu_of(const struct rl_run *r, unsigned int i)
 {
 	const struct placement *p = r->place;
 	unsigned int k;
@@ -240,7 +240,7 @@ static int pkg_of(const struct placement *p, hwloc_obj_t pu)
 }
 
 /* Before the threads start: where each goes, printed for the log. */
-int placement_start(struct run *r)
+int placement_start(struct rl_run *r)
 {
 	struct placement *p = r->place;
 	hwloc_obj_t pu;
@@ -270,7 +270,7 @@ int placement_start(struct run *r)
 /* In worker i, before the start gate: bind it and its memory. */
 int placement_thread(struct worker *w, char *err, size_t len)
 {
-	struct run *r = w->run;
+	struct rl_run *r = w->run;
 	struct placement *p = r->place;
 	hwloc_nodeset_t ns;
 	hwloc_obj_t pu;
@@ -314,7 +314,7 @@ out:
 }
 
 /* --placement and --membind change what a point measures: in params, when given */
-void placement_params(const struct run *r, struct json_t *params)
+void placement_params(const struct rl_run *r, struct json_t *params)
 {
 	if (r->o.placement)
 		json_object_set_new(params, "placement",
@@ -324,7 +324,7 @@ void placement_params(const struct run *r, struct json_t *params)
 				    json_string(r->o.membind));
 }
 
-void placement_env(const struct run *r, struct json_t *env)
+void placement_env(const struct rl_run *r, struct json_t *env)
 {
 	const struct placement *p = r->place;
 	json_t *threads, *rec;

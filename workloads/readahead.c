@@ -28,10 +28,12 @@ static const char *const mode_choices[] = { "seq", "willneed", NULL };
 
 #define O(f) offsetof(struct ra_opts, f)
 static const struct opt_def ra_opts[] = {
-	{ "mode", OPT_ENUM, O(mode), "seq", 1, 0, mode_choices,
-	  "seq: plain sequential reads (kernel readahead); willneed: fadvise WILLNEED each window before reading it", 0 },
-	{ "window", OPT_SIZE, O(window), "1m", 4096, 1ull << 30, NULL,
-	  "bytes per fadvise WILLNEED with --mode=willneed", 0 },
+	{ .name = "mode", .type = OPT_ENUM, .off = O(mode), .def = "seq",
+	  NORANGE, .choices = mode_choices,
+	  .help = "seq: plain sequential reads (kernel readahead); willneed: fadvise WILLNEED each window before reading it" },
+	{ .name = "window", .type = OPT_SIZE, .off = O(window), .def = "1m",
+	  .min = 4096, .max = 1ull << 30,
+	  .help = "bytes per fadvise WILLNEED with --mode=willneed" },
 	OPT_END
 };
 
@@ -43,7 +45,7 @@ static const struct counter_decl ra_counters[] = {
 	{ "passes", "passes", 0 }, { NULL, NULL, 0 },
 };
 
-static int ra_check(struct run *r, char *err, size_t len)
+static int ra_check(struct rl_run *r, char *err, size_t len)
 {
 	const struct ra_opts *a = r->wopts;
 
@@ -59,7 +61,7 @@ static int ra_check(struct run *r, char *err, size_t len)
 	return 0;
 }
 
-static unsigned int ra_unused_ops(const struct run *r)
+static unsigned int ra_unused_ops(const struct rl_run *r)
 {
 	const struct ra_opts *a = r->wopts;
 
@@ -68,7 +70,7 @@ static unsigned int ra_unused_ops(const struct run *r)
 
 static void ra_pass(struct worker *w, int fd, uint64_t first, uint64_t end)
 {
-	struct run *r = w->run;
+	struct rl_run *r = w->run;
 	const struct ra_opts *a = r->wopts;
 	uint64_t off, bs = r->o.bs, next_window = first, t0;
 	ssize_t ret;
@@ -102,7 +104,7 @@ static void ra_pass(struct worker *w, int fd, uint64_t first, uint64_t end)
 
 static void ra_thread(struct worker *w)
 {
-	struct run *r = w->run;
+	struct rl_run *r = w->run;
 	uint64_t slice = r->o.size / r->nthreads / r->o.bs * r->o.bs;
 	uint64_t first = slice * w->id;
 
@@ -112,7 +114,7 @@ static void ra_thread(struct worker *w)
 		ra_pass(w, w->fd, first, first + slice);
 }
 
-const struct workload_ops wl_readahead = {
+WORKLOAD(wl_readahead) = {
 	.name = "readahead",
 	.summary = "sequential reads of cold data through readahead or fadvise WILLNEED",
 	.help =

@@ -26,7 +26,7 @@
 static const char *const pct_names[] = { "50", "90", "99", "99.9", "99.99" };
 static const double pct_values[] = { 50, 90, 99, 99.9, 99.99 };
 
-static unsigned int nops(const struct run *r)
+static unsigned int nops(const struct rl_run *r)
 {
 	unsigned int n = 0;
 
@@ -35,7 +35,7 @@ static unsigned int nops(const struct run *r)
 	return n;
 }
 
-static unsigned int ncounters(const struct run *r)
+static unsigned int ncounters(const struct rl_run *r)
 {
 	unsigned int n = 0;
 
@@ -44,7 +44,8 @@ static unsigned int ncounters(const struct run *r)
 	return n;
 }
 
-static void merge_op(const struct run *r, unsigned int op, struct op_stats *s)
+static void merge_op(const struct rl_run *r, unsigned int op,
+		     struct op_stats *s)
 {
 	unsigned int i;
 
@@ -57,7 +58,7 @@ static void merge_op(const struct run *r, unsigned int op, struct op_stats *s)
 	}
 }
 
-static uint64_t merge_counter(const struct run *r, unsigned int c)
+static uint64_t merge_counter(const struct rl_run *r, unsigned int c)
 {
 	uint64_t sum = 0;
 	unsigned int i;
@@ -120,12 +121,12 @@ static json_t *param_value(const struct opt_def *d, const void *base)
 	}
 }
 
-extern const struct opt_def common_opts[];
-
-static json_t *params_json(const struct run *r)
+static json_t *params_json(const struct rl_run *r)
 {
 	const struct opt_set sets[] = {
-		{ common_opts, (void *)&r->o }, { r->wl->opts, r->wopts } };
+		{ .defs = common_opts, .base = (void *)&r->o },
+		{ .defs = r->wl->opts, .base = r->wopts },
+	};
 	json_t *params = json_object();
 	const struct opt_def *d;
 	unsigned int i;
@@ -155,7 +156,7 @@ static json_t *read_strategy(void)
 	return n ? json_string(buf) : json_null();
 }
 
-static json_t *kernel_json(const struct run *r)
+static json_t *kernel_json(const struct rl_run *r)
 {
 	struct utsname u;
 
@@ -184,7 +185,7 @@ static json_t *kv_value(const char *s)
 	return json_string(s);
 }
 
-static json_t *env_json(const struct run *r)
+static json_t *env_json(const struct rl_run *r)
 {
 	struct sysinfo si;
 	json_t *env;
@@ -215,7 +216,7 @@ static void add_metric(json_t *m, const char *op, const char *what,
 					   "higher_is_better", higher));
 }
 
-static json_t *metrics_json(const struct run *r)
+static json_t *metrics_json(const struct rl_run *r)
 {
 	const struct counter_decl *c;
 	const struct op_decl *op;
@@ -241,7 +242,7 @@ static json_t *metrics_json(const struct run *r)
 	return m;
 }
 
-static json_t *verify_json(const struct run *r)
+static json_t *verify_json(const struct rl_run *r)
 {
 	const struct oracle *o = r->oracle;
 
@@ -256,7 +257,7 @@ static json_t *verify_json(const struct run *r)
 				json_string(o->first_error) : json_null());
 }
 
-static json_t *result_json(const struct run *r, const char *status,
+static json_t *result_json(const struct rl_run *r, const char *status,
 			   const char *error)
 {
 	json_t *ops = json_array(), *counters = json_object(), *doc;
@@ -300,7 +301,7 @@ static json_t *result_json(const struct run *r, const char *status,
 	return doc;
 }
 
-static void print_summary(const struct run *r)
+static void print_summary(const struct rl_run *r)
 {
 	struct op_stats *s = malloc(sizeof(*s));
 	FILE *f = r->info;
@@ -358,7 +359,7 @@ static int rename_into(const char *tmp, const char *path)
  * was. "-" is stdout. The temp file carries the user.rlwork mark, which
  * the rename keeps: a later run may replace PATH. Returns an exit code.
  */
-static int write_file(const struct run *r, json_t *doc)
+static int write_file(const struct rl_run *r, json_t *doc)
 {
 	const size_t flags = JSON_INDENT(1) | JSON_SORT_KEYS;
 	const char *path = r->o.json;
@@ -426,7 +427,7 @@ fail:
  * SIGINT, SIGTERM and SIGHUP wait while the temp file exists: a dry run
  * has no handler, and dying there would leave the temp file behind.
  */
-static int write_doc(const struct run *r, json_t *doc)
+static int write_doc(const struct rl_run *r, json_t *doc)
 {
 	sigset_t block, old;
 	int ret;
@@ -441,7 +442,7 @@ static int write_doc(const struct run *r, json_t *doc)
 	return ret;
 }
 
-int report_write(struct run *r)
+int report_write(struct rl_run *r)
 {
 	const char *status = "ok", *error = NULL;
 	char err[600];
@@ -471,7 +472,7 @@ int report_write(struct run *r)
  * The point a dry run resolves to: the params a run of the same command
  * line would report, for a runner whose run died before writing a result.
  */
-int report_point(struct run *r)
+int report_point(struct rl_run *r)
 {
 	json_t *doc;
 	int ret;

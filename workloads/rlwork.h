@@ -19,6 +19,7 @@
 
 #include "hist.h"
 #include "opt.h"
+#include "rlexit.h"
 
 #define CACHELINE	64
 #define RL_PAGE		4096u	/* unit of the oracle's tags, not PAGE_SIZE */
@@ -31,12 +32,12 @@
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* exit codes shared by every rlbench tool */
-#define EXIT_MEASURED	1	/* verification error, failed run */
-#define EXIT_BADINPUT	2	/* bad input or missing prerequisite */
 
 enum inject_mode { INJECT_NONE, INJECT_STALE, INJECT_TAG, INJECT_CHECKSUM,
 		   INJECT_LOST };
+
+/* the rows of struct common_opts (main.c) */
+extern const struct opt_def common_opts[];
 
 struct common_opts {
 	uint64_t threads;
@@ -77,7 +78,7 @@ struct counter_decl {
 #define WL_DIRECT	(1u << 0)	/* O_DIRECT */
 #define WL_PUNCH	(1u << 1)	/* fallocate(PUNCH_HOLE) */
 
-struct run;
+struct rl_run;
 struct worker;
 
 struct workload_ops {
@@ -91,17 +92,17 @@ struct workload_ops {
 	const struct counter_decl *counters;	/* NULL-terminated */
 	unsigned int flags;
 	/* option consistency; -1 and a message in err for bad input */
-	int (*check)(struct run *r, char *err, size_t len);
+	int (*check)(struct rl_run *r, char *err, size_t len);
 	/*
 	 * The ops this configuration never runs (bit i: op i), left out of
 	 * ops, metrics and the summary. A function of the options alone, so
 	 * every iteration of a point reports the same metrics.
 	 */
-	unsigned int (*unused_ops)(const struct run *r);
+	unsigned int (*unused_ops)(const struct rl_run *r);
 	/* sets r->nthreads (and r->bufsize); returns an exit code */
-	int (*setup)(struct run *r);
+	int (*setup)(struct rl_run *r);
 	void (*thread)(struct worker *w);
-	void (*teardown)(struct run *r);
+	void (*teardown)(struct rl_run *r);
 };
 
 struct op_stats {
@@ -111,7 +112,7 @@ struct op_stats {
 } __attribute__((aligned(CACHELINE)));
 
 struct worker {
-	struct run *run;
+	struct rl_run *run;
 	unsigned int id;
 	int fd;				/* its own open file, buffered */
 	int dfd;			/* and O_DIRECT, or -1 */
@@ -137,7 +138,7 @@ struct target {
 	char fstype[32];
 };
 
-struct run {
+struct rl_run {
 	/* written three times per run, read by every op: its own line */
 	int phase __attribute__((aligned(CACHELINE)));
 	char pad0[CACHELINE - sizeof(int)];
@@ -145,6 +146,7 @@ struct run {
 	const struct workload_ops *wl;
 	struct common_opts o;
 	void *wopts;
+	uint64_t o_given, wopts_given;	/* opt_set.given of each table */
 	struct target t;
 	struct oracle *oracle;		/* NULL unless --verify */
 	void *priv;
@@ -218,18 +220,18 @@ static inline uint64_t rl_rand_below(struct worker *w, uint64_t n)
 /* ---- harness services for workloads ---- */
 
 /* stop the run: a measured failure (exit 1), reported once */
-void rl_fail(struct run *r, const char *fmt, ...)
+void rl_fail(struct rl_run *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-int rl_harness_run(struct run *r);
+int rl_harness_run(struct rl_run *r);
 /* set by SIGINT/SIGTERM/SIGHUP, from rl_signals_init() on */
 extern volatile sig_atomic_t rl_interrupted;
 void rl_signals_init(void);
 
 /* target.c */
-int target_open(struct run *r);
-void target_close(struct run *r);
-void target_abort(struct run *r);
-int target_fill(struct run *r, uint64_t from, uint64_t to);
+int target_open(struct rl_run *r);
+void target_close(struct rl_run *r);
+void target_abort(struct rl_run *r);
+int target_fill(struct rl_run *r, uint64_t from, uint64_t to);
 
 /* whose a file is: the user.rlwork mark (target.c) */
 enum owner {
@@ -242,23 +244,32 @@ int owner_mark(int fd, const char *kind);
 enum owner owner_check(int fd, const char *kind);
 const char *owner_why(enum owner o);
 /* --json PATH: 0, or -1 and a one-line refusal in err */
-int result_path_check(const struct run *r, bool probe, char *err,
+int result_path_check(const struct rl_run *r, bool probe, char *err,
 		      size_t len);
 
 /* placement.c: --placement, --membind and env.placement */
 struct json_t;
-int placement_check(struct run *r, char *err, size_t len);
-int placement_start(struct run *r);
+int placement_check(struct rl_run *r, char *err, size_t len);
+int placement_start(struct rl_run *r);
 int placement_thread(struct worker *w, char *err, size_t len);
-void placement_params(const struct run *r, struct json_t *params);
-void placement_env(const struct run *r, struct json_t *env);
+void placement_params(const struct rl_run *r, struct json_t *params);
+void placement_env(const struct rl_run *r, struct json_t *env);
 
 /* report.c; both return an exit code */
-int report_write(struct run *r);
-int report_point(struct run *r);
+int report_write(struct rl_run *r);
+int report_point(struct rl_run *r);
 
-/* the workload table */
-extern const struct workload_ops wl_dio, wl_mmap_punch, wl_truncate_storm,
-	wl_buffered_rw, wl_readahead, wl_calib;
+/*
+ * WORKLOAD(wl_x) = { ... }; defines a workload and registers it: a pointer
+ * to it goes into the section rlwork_workloads, which the linker gathers
+ * from every object into one array (__start_/__stop_rlwork_workloads), so
+ * a new workload is its .c file alone and no table has to name it.
+ */
+#define WORKLOAD(sym)							\
+	static const struct workload_ops sym;				\
+	static const struct workload_ops *const sym##_reg		\
+	__attribute__((used, section("rlwork_workloads"),		\
+		       aligned(sizeof(void *)))) = &sym;		\
+	static const struct workload_ops sym
 
 #endif

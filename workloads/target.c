@@ -168,7 +168,7 @@ static int probe_dir(const char *dir)
  * regular file are refused even with --force. probe: also create and
  * remove a file in the directory.
  */
-int result_path_check(const struct run *r, bool probe, char *err,
+int result_path_check(const struct rl_run *r, bool probe, char *err,
 		      size_t len)
 {
 	const char *p = r->o.json;
@@ -253,7 +253,7 @@ out:
 	return ret;
 }
 
-static int bad(const struct run *r, const char *fmt, const char *detail)
+static int bad(const struct rl_run *r, const char *fmt, const char *detail)
 {
 	fprintf(stderr, "rlwork %s: %s: ", r->wl->name, r->o.file);
 	fprintf(stderr, fmt, detail);
@@ -283,7 +283,7 @@ static void fs_name(dev_t dev, char *out, size_t len)
 	fclose(f);
 }
 
-static int check_direct_fs(struct run *r)
+static int check_direct_fs(struct rl_run *r)
 {
 	char *copy = strdup(r->o.file);
 	struct statfs sfs;
@@ -304,7 +304,7 @@ static int check_direct_fs(struct run *r)
  * The fill writes --size bytes; refuse up front what cannot fit rather
  * than fail half way. reclaim: the blocks of the file the fill replaces.
  */
-static int check_space(struct run *r, const struct statvfs *vfs,
+static int check_space(struct rl_run *r, const struct statvfs *vfs,
 		       uint64_t reclaim)
 {
 	uint64_t bsize = vfs->f_frsize ? vfs->f_frsize : vfs->f_bsize;
@@ -322,7 +322,7 @@ static int check_space(struct run *r, const struct statvfs *vfs,
 }
 
 /* ret < 0: no such file (errno), else an exit code (0: t->fd is open) */
-static int open_existing(struct run *r, struct target *t)
+static int open_existing(struct rl_run *r, struct target *t)
 {
 	struct stat st, fst;
 	struct statvfs vfs;
@@ -360,7 +360,7 @@ static int open_existing(struct run *r, struct target *t)
 	return 0;
 }
 
-static int open_or_create(struct run *r, struct target *t)
+static int open_or_create(struct rl_run *r, struct target *t)
 {
 	int ret = open_existing(r, t);
 	struct statvfs vfs;
@@ -385,7 +385,7 @@ static int open_or_create(struct run *r, struct target *t)
 	return 0;
 }
 
-static int check_punch(struct run *r, struct target *t)
+static int check_punch(struct rl_run *r, struct target *t)
 {
 	if (!fallocate(t->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
 		       RL_PAGE))
@@ -397,7 +397,7 @@ static int check_punch(struct run *r, struct target *t)
 }
 
 /* stops at SIGINT/SIGTERM with EINTR, so the caller can clean up */
-int target_fill(struct run *r, uint64_t from, uint64_t to)
+int target_fill(struct rl_run *r, uint64_t from, uint64_t to)
 {
 	struct target *t = &r->t;
 	uint64_t off, n, i;
@@ -424,7 +424,7 @@ int target_fill(struct run *r, uint64_t from, uint64_t to)
 	return 0;
 }
 
-int target_open(struct run *r)
+int target_open(struct rl_run *r)
 {
 	struct target *t = &r->t;
 	struct stat st;
@@ -473,7 +473,7 @@ fail:
  * Remove the file only while its name still leads to the inode this run
  * created: whatever was put there since is someone else's.
  */
-static void target_release(struct run *r, bool remove)
+static void target_release(struct rl_run *r, bool remove)
 {
 	struct target *t = &r->t;
 	struct stat a, b;
@@ -491,13 +491,13 @@ static void target_release(struct run *r, bool remove)
 }
 
 /* the end of a run: the file goes unless --keep */
-void target_close(struct run *r)
+void target_close(struct rl_run *r)
 {
 	target_release(r, !r->o.keep);
 }
 
 /* a run that failed before its threads ran: a file it created goes */
-void target_abort(struct run *r)
+void target_abort(struct rl_run *r)
 {
 	target_release(r, true);
 }

@@ -43,14 +43,18 @@ static const char *const role_names[] = {
 
 #define O(f) offsetof(struct ts_opts, f)
 static const struct opt_def ts_opts[] = {
-	{ "truncate-threads", OPT_INT, O(truncate_threads), "1", 1, 1024, NULL,
-	  "threads shrinking and re-extending the file", 0 },
-	{ "min-size", OPT_SIZE, O(min_size), "0", 0, 1ull << 40, NULL,
-	  "smallest size a truncate shrinks to", 0 },
-	{ "write-pct", OPT_INT, O(write_pct), "25", 0, 100, NULL,
-	  "percent of a fault thread's faults that are write faults", 0 },
-	{ "roles", OPT_STR, O(roles), "read,write,fault,dio", 1, 0, NULL,
-	  "worker roles, comma separated from read,write,fault,dio,diowrite; --threads threads of each", 0 },
+	{ .name = "truncate-threads", .type = OPT_INT, .off = O(truncate_threads), .def = "1",
+	  .min = 1, .max = 1024,
+	  .help = "threads shrinking and re-extending the file" },
+	{ .name = "min-size", .type = OPT_SIZE, .off = O(min_size), .def = "0",
+	  .min = 0, .max = 1ull << 40,
+	  .help = "smallest size a truncate shrinks to" },
+	{ .name = "write-pct", .type = OPT_INT, .off = O(write_pct), .def = "25",
+	  .min = 0, .max = 100,
+	  .help = "percent of a fault thread's faults that are write faults" },
+	{ .name = "roles", .type = OPT_STR, .off = O(roles), .def = "read,write,fault,dio",
+	  NORANGE,
+	  .help = "worker roles, comma separated from read,write,fault,dio,diowrite; --threads threads of each" },
 	OPT_END
 };
 
@@ -97,7 +101,7 @@ static int parse_roles(const char *s, struct ts_state *st)
 	return st->nroles ? 0 : -1;
 }
 
-static int ts_check(struct run *r, char *err, size_t len)
+static int ts_check(struct rl_run *r, char *err, size_t len)
 {
 	const struct ts_opts *t = r->wopts;
 	struct ts_state st;
@@ -115,7 +119,7 @@ static int ts_check(struct run *r, char *err, size_t len)
 }
 
 /* truncate and extend always run; the other ops only for their role */
-static unsigned int ts_unused_ops(const struct run *r)
+static unsigned int ts_unused_ops(const struct rl_run *r)
 {
 	static const unsigned int role_op[NROLES] = {
 		[ROLE_READ] = OP_READ, [ROLE_WRITE] = OP_WRITE,
@@ -142,7 +146,7 @@ static uint64_t random_block(struct worker *w)
 
 static void truncate_one(struct worker *w)
 {
-	struct run *r = w->run;
+	struct rl_run *r = w->run;
 	const struct ts_opts *t = r->wopts;
 	uint64_t pages = (r->o.size - t->min_size) / RL_PAGE, newsize, t0;
 	int ret;
@@ -166,7 +170,7 @@ static void truncate_one(struct worker *w)
 static void read_one(struct worker *w, int fd, unsigned int op,
 		     const char *how)
 {
-	struct run *r = w->run;
+	struct rl_run *r = w->run;
 	uint64_t off = random_block(w), bs = r->o.bs, t0;
 	ssize_t ret;
 
@@ -189,7 +193,7 @@ static void read_one(struct worker *w, int fd, unsigned int op,
 static void write_one(struct worker *w, int fd, unsigned int op,
 		      const char *how)
 {
-	struct run *r = w->run;
+	struct rl_run *r = w->run;
 	uint64_t off = random_block(w), bs = r->o.bs, gen = 0, t0;
 	ssize_t ret;
 
@@ -210,7 +214,7 @@ static void write_one(struct worker *w, int fd, unsigned int op,
 
 static void fault_one(struct worker *w)
 {
-	struct run *r = w->run;
+	struct rl_run *r = w->run;
 	const struct ts_opts *t = r->wopts;
 	struct ts_state *st = r->priv;
 	struct oracle *o = r->oracle;
@@ -253,7 +257,7 @@ static void fault_one(struct worker *w)
 
 static void ts_thread(struct worker *w)
 {
-	struct run *r = w->run;
+	struct rl_run *r = w->run;
 	const struct ts_opts *t = r->wopts;
 	struct ts_state *st = r->priv;
 	unsigned int role;
@@ -285,7 +289,7 @@ static void ts_thread(struct worker *w)
 	}
 }
 
-static int ts_setup(struct run *r)
+static int ts_setup(struct rl_run *r)
 {
 	const struct ts_opts *t = r->wopts;
 	struct ts_state *st = calloc(1, sizeof(*st));
@@ -309,7 +313,7 @@ static int ts_setup(struct run *r)
 	return 0;
 }
 
-static void ts_teardown(struct run *r)
+static void ts_teardown(struct rl_run *r)
 {
 	struct ts_state *st = r->priv;
 
@@ -317,7 +321,7 @@ static void ts_teardown(struct run *r)
 	free(st);
 }
 
-const struct workload_ops wl_truncate_storm = {
+WORKLOAD(wl_truncate_storm) = {
 	.name = "truncate-storm",
 	.summary = "shrink/extend the file while others read, write, fault and do O_DIRECT",
 	.help =

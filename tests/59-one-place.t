@@ -1,0 +1,158 @@
+#!/bin/bash
+# One place for each thing: in a scratch copy of the tracked tree, add a
+# workload (its .c, its doc line, its test), a kernel variant (its row of
+# kernels/variants, its config fragment, its patch) and a kind of chart
+# (its function and row in chart.c, its doc line); the builds and every
+# listing pick them up, and git says nothing else had to change.
+# No kernel is built and no guest boots.
+. "$(dirname "$0")/lib/tap.sh"
+for c in git gcc gnuplot jq; do
+	command -v $c >/dev/null || { echo "1..0 # skip $c not installed"; exit 0; }
+done
+plan 14
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+t=$tmp/tree
+mkdir "$t"
+# the tracked files as they are in the work tree, committed as the base
+git ls-files -z | tar --null -T - -cf - | tar -C "$t" -xf -
+g() { git -C "$t" -c user.name=t -c user.email=t@example.org "$@"; }
+g init -q && g add -A && g commit -qm base
+
+# --- a workload: workloads/nop.c, a row of workloads/README.md, a test ---
+cat >"$t/workloads/nop.c" <<'EOF'
+// SPDX-License-Identifier: GPL-2.0
+/* nop: an op that does nothing, timed (tests/59 adds it) */
+#include <stddef.h>
+
+#include "rlwork.h"
+
+struct nop_opts {
+	uint64_t spins;
+};
+
+#define O(f) offsetof(struct nop_opts, f)
+static const struct opt_def nop_opts[] = {
+	{ .name = "spins", .type = OPT_INT, .off = O(spins), .def = "3",
+	  .min = 1, .max = 100, .help = "nothing, this many times per op" },
+	OPT_END
+};
+
+static const struct op_decl nop_ops[] = { { "nop", false }, { NULL, false } };
+static const struct counter_decl nop_counters[] = { { NULL, NULL, 0 } };
+
+static void nop_thread(struct worker *w)
+{
+	uint64_t t0;
+
+	while (rl_running(w)) {
+		t0 = rl_now();
+		rl_op_done(w, 0, t0, 0);
+	}
+}
+
+WORKLOAD(wl_nop) = {
+	.name = "nop",
+	.summary = "a timed op that does nothing",
+	.help = "Each thread times an empty op.",
+	.opts = nop_opts,
+	.opts_size = sizeof(struct nop_opts),
+	.defaults = "size=64k",
+	.ops = nop_ops,
+	.counters = nop_counters,
+	.thread = nop_thread,
+};
+EOF
+row=$(cat <<'EOF'
+| `nop`            | timed empty ops                           | nop                                   |
+EOF
+)
+sed -i "/^| \`readahead\` /a $row" "$t/workloads/README.md"
+cat >"$t/tests/69-rlwork-nop.t" <<'EOF'
+#!/bin/bash
+. "$(dirname "$0")/lib/tap.sh"
+need_rlwork
+plan 1
+run "$RLWORK" nop --dry-run
+ok "$RC" "nop resolves"
+done_testing
+EOF
+chmod +x "$t/tests/69-rlwork-nop.t"
+
+# --- a variant: its row, its fragment, its own patch after the series ---
+printf 'toy\t\ttoy\t\tsafe\ta throwaway variant of tests/59\n' >>"$t/kernels/variants"
+printf 'CONFIG_MAPPING_LOCK_RWSEM=y\n' >"$t/kernels/configs/toy.config"
+cat >"$t/kernels/patches/variant-toy.patch" <<'EOF'
+From: tests/59 <t@example.org>
+Subject: [PATCH] toy: nothing
+
+---
+EOF
+
+# --- a chart kind: its function and its row in chart.c, its doc line ---
+sed -i 's|^const struct chart_kind chart_kinds\[\] = {|static void toy_charts(struct charts *c)\
+{\
+	begin(c, xasprintf("toy-%s", c->r->variants[c->base]),\
+	      xasprintf("toy: nothing against %s", c->r->variants[c->base]));\
+	render_empty(c, "nothing");\
+}\
+\
+&|; s|^\t{ .name = NULL },|\t{ .name = "toy", .make = toy_charts, .what = "nothing",\
+	  .heading = "Toy" },\
+&|' "$t/analysis/chart.c"
+cat >>"$t/analysis/README.md" <<'EOF'
+
+`toy-<baseline>`: an empty chart (tests/59).
+EOF
+
+run nice -n 10 make -s -C "$t/workloads"
+ok "$RC" "workloads build with the new workload" || echo "$OUT" | tail -5 | diag
+run nice -n 10 make -s -C "$t/analysis"
+ok "$RC" "analysis builds with the new chart kind" || echo "$OUT" | tail -5 | diag
+
+# the workload
+R=$t/workloads/rlwork
+grep -qx nop <<<"$("$R" --list)" && grep -q '^  nop  ' <<<"$("$R" --help)"
+ok $? "rlwork --list and --help name the new workload"
+run_split "$R" nop --dry-run --json -
+[ "$rc" = 0 ] && [ "$(jq -c '[.workload, .params.spins]' <<<"$out")" = '["nop",3]' ]
+ok $? "its options resolve into the point's params"
+run_split "$R" nop --file "$tmp/nop.dat" --runtime 0.2 --ramp 0 --json "$tmp/nop.json"
+[ "$rc" = 0 ] && jq -e '.status == "ok" and .ops[0].name == "nop" and .ops[0].count > 0' \
+	"$tmp/nop.json" >/dev/null
+ok $? "it runs and reports its op"
+printf 'point nop --spins 2\n' >"$tmp/nop.matrix"
+run "$t/runners/matrix" "$tmp/nop.matrix"
+like "$OUT" "point p001-nop nop --spins 2" "a matrix may name it"
+
+# the variant
+like "$(make -s -C "$t" help 2>&1)" "variant: [^"$'\n'"]* toy, all, host" \
+	"make help lists the new variant"
+is "$("$t/kernels/prepare-src" --list | tail -1)" "variant-toy.patch" \
+	"its patch applies after the series"
+"$t/analysis/rlsynth" "$tmp/run" --variants zeta,toy,stock,host,rangelock \
+	--iterations 2 >/dev/null 2>&1
+run "$t/analysis/rlstat" report "$tmp/run" --baseline nosuch --no-charts
+like "$OUT" "its variants: stock rangelock toy zeta host" \
+	"the report orders it as kernels/variants does"
+
+# the chart kind
+grep -q "^toy	nothing$" <<<"$("$t/analysis/rlstat" charts --kinds)"
+ok $? "rlstat charts --kinds lists the new kind"
+grep -q "^toy-stock	toy	" <<<"$("$t/analysis/rlstat" charts "$tmp/run")"
+ok $? "rlstat charts lists its chart for a run"
+run "$t/analysis/rlstat" report "$tmp/run"
+[ "$RC" = 0 ] && [ -s "$tmp/run/toy-stock.svg" ] &&
+	grep -q '<h2>Toy</h2>' "$tmp/run/report.html" &&
+	grep -q 'src="toy-stock.svg"' "$tmp/run/report.html"
+ok $? "the report draws it and report.html shows it under its heading"
+
+# nothing else was touched: <= 3 files a workload, <= 3 a variant, <= 2 a chart
+changed=$(g status --porcelain --untracked-files=all | sed 's/^...//' | sort | xargs)
+is "$changed" "analysis/README.md analysis/chart.c kernels/configs/toy.config kernels/patches/variant-toy.patch kernels/variants tests/69-rlwork-nop.t workloads/README.md workloads/nop.c" \
+	"only the new thing's own files changed (3 + 3 + 2)"
+run bash "$t/tests/69-rlwork-nop.t"
+ok "$RC" "the new workload's test passes"
+
+done_testing
