@@ -8,7 +8,7 @@
 # next` names; cost mode refuses virtio-blk and names its results -cost;
 # the flavours follow the matrix.
 . "$(dirname "$0")/lib/tap.sh"
-plan 37
+plan 39
 
 tmp=$(mktemp -d)
 made=()
@@ -159,6 +159,19 @@ is "$(find "$rd/stock" -name '*-cost-i*.result.json' | wc -l):$(find "$rd/stock"
 	"MODE=both: <point>-cost-iN and <point>-iN results"
 is "$(grep -c -- '--env mode=cost' "$STUB/plans.log"):$(grep -c -- '--env mode=time' "$STUB/plans.log")" "4:4" "with env.mode cost and time"
 is "$(sort -u "$STUB/devices.log" | xargs)" "stock cost brd stock time virtio-blk" "cost boots use brd, time boots the matrix's device"
+# Cost boots run min(runtime, 3) and min(ramp, 1) unless the matrix
+# says cost_runtime and cost_ramp; time boots the matrix's runtime.
+fresh cost-runtime
+printf '# r\ninclude two.matrix\nruntime 7\nramp 2\n' >"$tmp/long.matrix"
+run runners/run bench --matrix "$tmp/long.matrix" --kernel stock --mode both --iterations 1
+rd=$(rundir); made+=("$TOP/$rd")
+is "$(grep -- '--env mode=cost' "$STUB/plans.log" | grep -o -- '--runtime [0-9]* --ramp [0-9]*' | sort -u):$(grep -- '--env mode=time' "$STUB/plans.log" | grep -o -- '--runtime [0-9]* --ramp [0-9]*' | sort -u)" \
+	"--runtime 3 --ramp 1:--runtime 7 --ramp 2" "cost boots run 3 s after 1 s of ramp, time boots the matrix's 7 and 2"
+fresh cost-runtime-set
+printf '# r\ninclude two.matrix\nruntime 7\nramp 2\ncost_runtime 5\ncost_ramp 0\n' >"$tmp/long.matrix"
+run runners/run bench --matrix "$tmp/long.matrix" --kernel stock --mode cost --iterations 1
+rd=$(rundir); made+=("$TOP/$rd")
+is "$(grep -o -- '--runtime [0-9]* --ramp [0-9]*' "$STUB/plans.log" | sort -u)" "--runtime 5 --ramp 0" "cost_runtime and cost_ramp set them"
 printf '# v\ndevice virtio-blk\ninclude two.matrix\n' >"$tmp/virtio.matrix"
 n0=$(find "$TOP/results" -maxdepth 1 | wc -l)
 run runners/run bench --matrix "$tmp/virtio.matrix" --kernel stock --mode cost
