@@ -99,4 +99,10 @@ if grep -q "^  $broken" <<<"$steps"; then
 else
 	ok 0 "the bisection did not need the commit that does not build"
 fi
+# Every measured step is on the side of the midpoint its decision says.
+awk '/^steps/ {match($0, /midpoint [0-9.]+/); mid = substr($0, RSTART + 9, RLENGTH - 9) + 0; next}
+	$2 ~ /^[0-9.]+$/ && / good / {n++; if ($2 + 0 >= mid) bad = 1}
+	$2 ~ /^[0-9.]+$/ && / bad / {n++; if ($2 + 0 <= mid) bad = 1}
+	END {exit !(mid > 0 && n >= 3 && !bad)}' <<<"$steps"
+ok $? "each measured step lies on its decision's side of the midpoint"
 done_testing
