@@ -5,7 +5,7 @@
 # build fails (also when the log is far longer than a pipe holds), exit 2
 # on bad input.
 . "$(dirname "$0")/lib/tap.sh"
-plan 9
+plan 11
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -23,6 +23,7 @@ olddefconfig:
 bzImage:
 	@if [ -e $(CURDIR)/FAIL ]; then seq 30000 | sed 's/^/drivers\/x.c: error: stand-in failure /'; exit 1; fi
 	@mkdir -p $(O)/arch/x86/boot $(O)/include/config
+	@ccache gcc -c $(CURDIR)/a.c -o $(O)/a.o && ccache gcc -c $(CURDIR)/b.c -o $(O)/b.o
 	@echo '6.12.0$(LOCALVERSION)' >$(O)/include/config/kernel.release
 	@cat $(O)/.config >$(O)/arch/x86/boot/bzImage
 M
@@ -32,6 +33,8 @@ cat >"$src/scripts/kconfig/merge_config.sh" <<'M'
 shift 3; base=$1; shift; cat "$@" >>"$base"
 M
 chmod +x "$src/scripts/kconfig/merge_config.sh"
+echo 'int a(void) { return 1; }' >"$src/a.c"
+echo 'int b(void) { return 2; }' >"$src/b.c"
 export KSRC=$src RLBENCH_CACHE=$tmp/cache
 
 run kernels/build stock --xfs --debug
@@ -44,7 +47,10 @@ ok "$(grep -q '^CONFIG_XFS_FS=y' <<<"$img" && grep -q '^CONFIG_PROVE_LOCKING=y' 
 	grep -q '^CONFIG_MAPPING_LOCK_RWSEM=y' <<<"$img" && ! grep -q MAPPING_LOCK_STATS <<<"$img"; echo $?)" \
 	"the config holds guest, variant, debug and xfs fragments, no lock statistics"
 
+like "$OUT" "built 6.12.0-rl-stock-debug-xfs in [0-9]+ s \(ccache: 0 of 2 compilations hit, 0%\)" \
+	"the first build's own ccache counts: two compilations, no hit"
 run kernels/build rangelock --stats
+like "$OUT" "\(ccache: 2 of 2 compilations hit, 100%\)" "a second variant counts its own hits, not the cache's totals"
 ok "$(grep -q '^CONFIG_MAPPING_LOCK_STATS=y' "$tmp/cache/build/rangelock-stats/.config"; echo $?)" \
 	"--stats adds the lock statistics"
 
