@@ -35,6 +35,7 @@ cases=(
 	# numbers with a leading zero
 	"zero-runtime|m.matrix:1|runtime '010' has a leading zero.*accepted: 1\.\.3600, written without leading zeros|runtime 010\npoint dio\n"
 	"cost-runtime-zero|m.matrix:1|cost_runtime 0 is outside 1\.\.3600 \(accepted: 1\.\.3600\)|cost_runtime 0\npoint dio\n"
+	"cost-cpus-zero|m.matrix:1|cost_cpus 0 is outside 1\.\.256 \(accepted: 1\.\.256\)|cost_cpus 0\npoint dio\n"
 	"cost-ramp-word|m.matrix:1|cost_ramp needs a whole number, got 'x' \(accepted: 0\.\.600\)|cost_ramp x\npoint dio\n"
 	"zero-iterations|m.matrix:1|iterations '08' has a leading zero.*accepted: 1\.\.100 or auto|iterations 08\npoint dio\n"
 	"zero-max-iterations|m.matrix:1|max_iterations '03' has a leading zero.*accepted: 3\.\.100|max_iterations 03\npoint dio\n"
@@ -96,7 +97,7 @@ cases=(
 	"unknown-setting|m.matrix:2|unknown setting 'bogus' \(accepted: .*include point\)|point dio\nbogus 1\n"
 	"xfs-small|m.matrix:2|fs xfs needs disk_mb 300 or more.*accepted: disk_mb 300|fs xfs\ndisk_mb 200\npoint dio\n"
 )
-plan $(( ${#cases[@]} * 3 + 42 ))
+plan $(( ${#cases[@]} * 3 + 43 ))
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -149,9 +150,10 @@ like "$out" $'set max_iterations 10\n' "max_iterations defaults to 10"
 like "$out" $'set iterations 3\n' "iterations defaults to 3"
 like "$out" $'set cpus 3\n' "--cpus sets the default cpus"
 like "$out" $'set cost_runtime 3\nset cost_ramp 1' "cost mode runs min(runtime, 3) and min(ramp, 1) by default"
-printf 'runtime 2\nramp 0\npoint dio\n' >"$tmp/short.matrix"
+like "$out" $'set cost_cpus 1\n' "a cost guest has 1 vCPU by default, whatever cpus says"
+printf 'runtime 2\nramp 0\ncost_cpus 2\npoint dio\n' >"$tmp/short.matrix"
 is "$("$M" "$tmp/short.matrix" | grep -E '^set cost_' | xargs)" \
-	"set cost_runtime 2 set cost_ramp 0" "or the shorter runtime and ramp of the matrix"
+	"set cost_runtime 2 set cost_ramp 0 set cost_cpus 2" "or the shorter runtime and ramp of the matrix; cost_cpus sets its vCPUs"
 printf 'mode cost\niterations 5\nmax_iterations 4\npoint dio\n' >"$tmp/s.matrix"
 is "$("$M" "$tmp/s.matrix" | grep -E '^set (mode|iterations|max_iterations) ' | sort | xargs)" \
 	"set iterations 5 set max_iterations 4 set mode cost" "mode, iterations and max_iterations are passed on"

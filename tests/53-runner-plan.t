@@ -8,7 +8,7 @@
 # next` names; cost mode refuses virtio-blk and names its results -cost;
 # the flavours follow the matrix.
 . "$(dirname "$0")/lib/tap.sh"
-plan 39
+plan 43
 
 tmp=$(mktemp -d)
 made=()
@@ -36,7 +36,7 @@ cat >"$tmp/qemu" <<'S'
 # runners/qemu stand-in: one fake ok result per plan line; logs the boot.
 # STUB_DIE_AFTER=N: the N+1st boot dies like a killed runner.
 while [ $# -gt 0 ]; do
-	case $1 in --plan) plan=$2 ;; --out) out=$2 ;; --variant) v=$2 ;; --mode) m=$2 ;; --device) dev=$2 ;; esac
+	case $1 in --plan) plan=$2 ;; --out) out=$2 ;; --variant) v=$2 ;; --mode) m=$2 ;; --device) dev=$2 ;; --cpus) cpus=$2 ;; esac
 	shift 2
 done
 n=$(cat "$STUB/boots" 2>/dev/null || echo 0)
@@ -45,6 +45,7 @@ echo $((n + 1)) >"$STUB/boots"
 it=$(awk 'NR == 1 {print $2}' "$plan")
 echo "$v $m $it $(awk '{print $1}' "$plan" | xargs)" >>"$STUB/boots.log"
 echo "$v $m $dev" >>"$STUB/devices.log"
+echo "$v $m $cpus" >>"$STUB/cpus.log"
 cat "$plan" >>"$STUB/plans.log"
 mkdir -p "$out"
 while read -r key iter _; do
@@ -159,6 +160,17 @@ is "$(find "$rd/stock" -name '*-cost-i*.result.json' | wc -l):$(find "$rd/stock"
 	"MODE=both: <point>-cost-iN and <point>-iN results"
 is "$(grep -c -- '--env mode=cost' "$STUB/plans.log"):$(grep -c -- '--env mode=time' "$STUB/plans.log")" "4:4" "with env.mode cost and time"
 is "$(sort -u "$STUB/devices.log" | xargs)" "stock cost brd stock time virtio-blk" "cost boots use brd, time boots the matrix's device"
+is "$(sort -u "$STUB/cpus.log" | xargs)" "stock cost 1 stock time $(nproc)" "cost boots get 1 vCPU, time boots the matrix's cpus"
+is "$(jq .cost.cpus "$rd/meta.json")" 1 "meta.json records the cost guests' vCPUs"
+fresh cost-cpus
+printf '# c\ninclude two.matrix\ncpus 3\ncost_cpus 2\n' >"$tmp/cc.matrix"
+run runners/run bench --matrix "$tmp/cc.matrix" --kernel stock --mode both --iterations 1
+rd=$(rundir); made+=("$TOP/$rd")
+is "$RC:$(sort -u "$STUB/cpus.log" | xargs)" "0:stock cost 2 stock time 3" "cost_cpus and cpus set them"
+rm "$rd"/stock/*-cost-i1.result.json "$STUB/cpus.log"
+jq '.cost.cpus = 4' "$rd/meta.json" >"$tmp/m.json" && mv "$tmp/m.json" "$rd/meta.json"
+run runners/run bench --resume "$rd"
+is "$RC:$(sort -u "$STUB/cpus.log" | xargs)" "0:stock cost 4" "RESUME keeps the cost vCPUs meta.json recorded"
 # Cost boots run min(runtime, 3) and min(ramp, 1) unless the matrix
 # says cost_runtime and cost_ramp; time boots the matrix's runtime.
 fresh cost-runtime
