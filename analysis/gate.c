@@ -110,6 +110,63 @@ double gate_threshold(const struct gate *gt, const struct point *p, int fam)
 	       gt->threshold_pct;
 }
 
+static bool is_cost(const struct gitem *x)
+{
+	return !strcmp(x->gb->pt->mode, "cost");
+}
+
+static int nmin(const struct gitem *x);
+
+/*
+ * The share of alpha at this item's look. Only time mode adds boots while
+ * undecided; a cost-mode cell is looked at once, with the whole alpha.
+ */
+double item_weight(const struct gate *gt, const struct gitem *x)
+{
+	return is_cost(x) ? 1 : gate_weight(gt, nmin(x));
+}
+
+/* Kinds of op the point's results count: one rate each. */
+static int point_ops(const struct point *p)
+{
+	int k, n = 0;
+
+	for (k = 0; k < p->ndefs; k++)
+		n += p->defs[k].kind == MK_OPS || p->defs[k].kind == MK_INSN;
+	return n;
+}
+
+static int unsuited(const struct gitem *x)
+{
+	if (!is_cost(x) || (x->fam != FAM_PRIMARY && x->fam != FAM_SECONDARY))
+		return SUITED;
+	if (x->ga->roles || x->gb->roles)
+		return UNSUITED_ROLES;
+	if (x->ga->m[x->mi].s.cv > COST_SUITED_CV ||
+	    x->gb->m[x->mi].s.cv > COST_SUITED_CV)
+		return UNSUITED_SPREAD;
+	return SUITED;
+}
+
+/**
+ * unsuited_why - why a cost-mode cell is not gated, for the report
+ * @x: the item, @buf and @len: where the text goes
+ *
+ * Return: @buf, or NULL when @x is gated as usual.
+ */
+const char *unsuited_why(const struct gitem *x, char *buf, size_t len)
+{
+	if (x->unsuited == SUITED)
+		return NULL;
+	if (x->unsuited == UNSUITED_ROLES)
+		snprintf(buf, len, "its %d ops run in different threads",
+			 point_ops(x->gb->pt));
+	else
+		snprintf(buf, len, "boots differ by more than %g%%",
+			 COST_SUITED_CV * 100);
+	return buf;
+}
+
 static double family_alpha(const struct gate *gt, int fam)
 {
 	if (fam == FAM_PRIMARY)
@@ -139,7 +196,7 @@ static void correct(const struct gate *gt, struct gitem *it, int m, int fam,
 
 		p[i] = NAN;
 		if (it[i].fam == fam && it[i].c.valid)
-			p[i] = fmin(1, raw / gate_weight(gt, nmin(&it[i])));
+			p[i] = fmin(1, raw / item_weight(gt, &it[i]));
 	}
 	if (gt->holm && fam != FAM_OTHER)
 		stat_holm_adjust(p, m, adj);
@@ -188,25 +245,27 @@ void gate_run(const struct gate *gt, struct gitem *it, int m)
 
 	for (i = 0; i < m; i++) {
 		it[i].fam = metric_family(it[i].gb->pt, it[i].mi);
+		it[i].unsuited = unsuited(&it[i]);
+		if (it[i].unsuited)
+			it[i].fam = FAM_OTHER;
 		if (it[i].ga->m[it[i].mi].nvals >= 3 &&
 		    it[i].gb->m[it[i].mi].nvals >= 3)
 			size[it[i].fam]++;
 	}
 	for (i = 0; i < m; i++) {
 		struct gitem *x = &it[i];
-		int n = nmin(x);
-		double af = family_alpha(gt, x->fam);
+		double af = family_alpha(gt, x->fam), w = item_weight(gt, x);
 
 		x->level = af;
 		k = gt->holm && size[x->fam] ? size[x->fam] : 1;
 		if (x->fam == FAM_PRIMARY || x->fam == FAM_SECONDARY)
-			x->level = af * gate_weight(gt, n) / k;
+			x->level = af * w / k;
 		cmp_compute(&x->c, &x->ga->m[x->mi], &x->gb->m[x->mi],
 			    gt->alpha, gate_threshold(gt, x->gb->pt, x->fam),
 			    gt->no_mde ? NAN : x->level);
 		/* a PASS seen at one of several looks: its bound spent too */
 		if (gt->sequential)
-			cmp_bound(&x->c, gt->alpha * gate_weight(gt, n));
+			cmp_bound(&x->c, gt->alpha * w);
 	}
 	for (fam = 0; fam < 4; fam++) {
 		correct(gt, it, m, fam, false);

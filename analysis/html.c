@@ -140,8 +140,9 @@ static void stats_table(FILE *f, const struct rctx *x, int pt)
 				      "</td>", f);
 			fprintf(f, "<td>%s%s%s</td></tr>\n",
 				verdict_name(it->v), it->better ? ", better" :
-				"", it->fam == FAM_OTHER ? " (not gated, "
-				"uncorrected)" : "");
+				"", it->unsuited ? " (not gated: unsuited to "
+				"cost mode)" : it->fam == FAM_OTHER ?
+				" (not gated, uncorrected)" : "");
 		}
 	}
 	fputs("</table>\n", f);

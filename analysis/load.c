@@ -385,6 +385,20 @@ static double doc_value(struct doc *dc, struct group *g,
 	return json_number_value(v);
 }
 
+/* Some op issued by fewer than all of the run's threads (validate.c). */
+static bool has_roles(json_t *doc)
+{
+	json_t *w = json_object_get(doc, "workers"), *op, *t;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "ops"), i, op) {
+		t = json_object_get(op, "threads");
+		if (w && t && json_integer_value(t) < json_integer_value(w))
+			return true;
+	}
+	return false;
+}
+
 static void add_op_hists(struct doc *dc, struct group *g)
 {
 	json_t *op, *h;
@@ -443,6 +457,7 @@ static void add_doc(struct run *r, struct doc *dc, int **seen, int *nseen)
 		push_val(&g->m[i], doc_value(dc, g, &g->m[i]));
 	}
 	add_op_hists(dc, g);
+	g->roles |= has_roles(dc->j);
 }
 
 static void group_finish(struct group *g, double conf)

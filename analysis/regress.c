@@ -81,7 +81,16 @@ static void print_item(const struct gitem *x, const struct gate *gt)
 	const char *unit, *tag;
 	double sc = metric_scale(d, &unit);
 
-	tag = x->fam == FAM_OTHER ? "    info" : verdict_name(x->v);
+	tag = x->unsuited ? "unsuited" : x->fam == FAM_OTHER ? "    info" :
+	      verdict_name(x->v);
+	if (x->unsuited) {
+		char why[64];
+
+		printf("unsuited %s %s (%s %s): %s: %s, not gated\n",
+		       gb->variant, gb->pt->label, gb->pt->workload,
+		       gb->pt->params_str, d->name,
+		       unsuited_why(x, why, sizeof(why)));
+	}
 	printf("%s %s %s (%s %s): %s [%s] %.6g -> %.6g %s", tag, gb->variant,
 	       gb->pt->label, gb->pt->workload, gb->pt->params_str, d->name,
 	       family_name(x->fam), c->va * sc, c->vb * sc, unit);
@@ -244,7 +253,8 @@ int regress_main(int argc, char **argv)
 	for (i = 0; i < n; i++) {
 		if (it[i].fam != FAM_OTHER)
 			cnt[it[i].v]++;
-		if (verbose || (it[i].fam != FAM_OTHER && it[i].v != V_PASS))
+		if (verbose || it[i].unsuited ||
+		    (it[i].fam != FAM_OTHER && it[i].v != V_PASS))
 			print_item(&it[i], &gt);
 	}
 	blind_note(it, n);

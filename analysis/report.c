@@ -120,6 +120,8 @@ static void row_extra(FILE *f, const struct rctx *x, int pt, const int *o,
 			else
 				snprintf(buf, sizeof(buf), "%.2f%%  ",
 					 it->c.mde_pct);
+		} else if (it->unsuited) {
+			snprintf(buf, sizeof(buf), "unsuited  ");
 		} else {
 			snprintf(buf, sizeof(buf), "%s%s  ",
 				 verdict_name(it->v),
@@ -229,6 +231,12 @@ static void header(FILE *f, const struct rctx *x)
 		x->gt.primary_share, x->gt.alpha * (1 - x->gt.primary_share),
 		x->gt.threshold_pct, x->gt.tail_threshold_pct,
 		x->gt.cost_threshold_pct);
+	if (modes & 2)
+		fprintf(f,
+"unsuited: a cost-mode cell the gate leaves out: its ops run in threads\n"
+"of their own (roles sharing the vCPUs: each op is charged the others'\n"
+"instructions and their waits) or its boots differ by more than %g%%;\n"
+"either way not one op's instruction path.\n", COST_SUITED_CV * 100);
 }
 
 /* Mail clients and diff both dislike trailing blanks. */

@@ -104,6 +104,7 @@ struct group {			/* one variant at one workload point */
 	char **opname;
 	int nops;
 	char *release, *accel;
+	bool roles;		/* threads of different ops (has_roles) */
 };
 
 struct point {
@@ -220,13 +221,25 @@ struct gitem {
 	double level;		/* the family's first Holm level at this n */
 	int v;			/* enum verdict */
 	bool better;		/* moved the better way, family-corrected */
+	int unsuited;		/* enum unsuited: a cost cell left ungated */
 };
+
+/*
+ * A cost-mode cell measures one op's instruction path only when one kind
+ * of op ran (roles sharing the vCPU charge each other's instructions, and
+ * a fault that waits lets a punch's accrue) and the boots agree as counts
+ * do; otherwise the gate leaves it ungated and the report says why.
+ */
+enum unsuited { SUITED, UNSUITED_ROLES, UNSUITED_SPREAD };
+#define COST_SUITED_CV	0.01	/* CoeffVar over boots, either side */
+const char *unsuited_why(const struct gitem *x, char *buf, size_t len);
 
 void gate_init(struct gate *gt);
 int metric_family(const struct point *p, int mi);
 const char *family_name(int fam);
 const char *verdict_name(int v);
 double gate_weight(const struct gate *gt, int n);
+double item_weight(const struct gate *gt, const struct gitem *x);
 double gate_threshold(const struct gate *gt, const struct point *p, int fam);
 void gate_run(const struct gate *gt, struct gitem *it, int m);
 struct gitem *gate_add_pair(struct gitem *it, int *n, const struct group *ga,

@@ -155,7 +155,7 @@ static const char *check_lat(const char *name, json_t *lat)
 	return NULL;
 }
 
-static const char *check_op(json_t *op, double runtime)
+static const char *check_op(json_t *op, double runtime, json_t *workers)
 {
 	json_t *lat;
 	const char *name;
@@ -175,6 +175,13 @@ static const char *check_op(json_t *op, double runtime)
 		return why("op \"%s\": ops_per_s is not a number >= 0", name);
 	if (!is_nonneg(json_object_get(op, "bytes_per_s")))
 		return why("op \"%s\": bytes_per_s is not a number >= 0", name);
+	/* threads that issued the op: optional, as old results lack it */
+	if (json_object_get(op, "threads") &&
+	    (!is_count(json_object_get(op, "threads")) || !workers ||
+	     json_integer_value(json_object_get(op, "threads")) >
+	     json_integer_value(workers)))
+		return why("op \"%s\": threads is not an integer from 0 to "
+			   "the document's workers", name);
 	/* rlwork writes ops_per_s = count / runtime_s (1 s if it is 0) */
 	rate = json_number_value(json_object_get(op, "ops_per_s"));
 	count = json_integer_value(json_object_get(op, "count"));
@@ -364,7 +371,7 @@ static const char *check_head(json_t *doc, bool *failed)
 /* NULL when doc is a valid result document, else the reason. */
 const char *validate_doc(json_t *doc)
 {
-	json_t *v, *e, *names;
+	json_t *v, *e, *w, *names;
 	const char *s, *key;
 	double runtime;
 	size_t i;
@@ -388,9 +395,12 @@ const char *validate_doc(json_t *doc)
 		return "ops is not a non-empty array";
 	if (v && !json_is_array(v))
 		return "ops is not an array";
+	w = json_object_get(doc, "workers");
+	if (w && (!json_is_integer(w) || json_integer_value(w) < 1))
+		return "workers is not an integer >= 1";
 	names = json_object();
 	json_array_foreach(v, i, e) {
-		if ((s = check_op(e, runtime)))
+		if ((s = check_op(e, runtime, w)))
 			break;
 		key = json_string_value(json_object_get(e, "name"));
 		if (json_object_get(names, key)) {

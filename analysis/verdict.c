@@ -93,9 +93,9 @@ int report_overall(const struct rctx *x)
 	return v;
 }
 
-static const char *what(int v, bool better)
+static const char *what(int v, bool better, bool unsuited)
 {
-	return v == V_FAIL ? "moved (FAIL)" : better ? "moved (better)" :
+	return unsuited ? "unsuited" : v == V_FAIL ? "moved (FAIL)" : better ? "moved (better)" :
 	       v == V_PASS ? "equivalent" : "undecided";
 }
 
@@ -104,7 +104,7 @@ static void item_line(FILE *f, const struct gitem *it)
 	char lab[64];
 
 	metric_label(it->c.a->def, lab, sizeof(lab));
-	fprintf(f, "  %-15s %-11s %-9s %-18s", what(it->v, it->better),
+	fprintf(f, "  %-15s %-11s %-9s %-18s", what(it->v, it->better, it->unsuited),
 		it->gb->variant, it->gb->pt->label, lab);
 	if (it->fam == FAM_ERROR)
 		fprintf(f, " error count\n");
@@ -115,6 +115,27 @@ static void item_line(FILE *f, const struct gitem *it)
 			it->c.ci_pct_lo, it->c.ci_pct_hi);
 	else
 		fprintf(f, " %+.3g\n", it->c.abs);
+}
+
+/* Cost cells the gate left out, with what made them unsuited. */
+static void unsuited_lines(FILE *f, const struct rctx *x)
+{
+	char why[64];
+	int i, n = 0;
+
+	for (i = 0; i < x->nit; i++) {
+		const struct gitem *it = &x->it[i];
+
+		if (!unsuited_why(it, why, sizeof(why)))
+			continue;
+		if (!n++)
+			fprintf(f, "  unsuited to cost mode, not gated (CoeffVar "
+				"%s / candidate):\n", x->r->variants[x->base]);
+		item_line(f, it);
+		fprintf(f, "  %-15s %s; CoeffVar %.2f%% / %.2f%%\n", "", why,
+			it->ga->m[it->mi].s.cv * 100,
+			it->gb->m[it->mi].s.cv * 100);
+	}
 }
 
 void report_verdict_text(FILE *f, const struct rctx *x)
@@ -141,6 +162,7 @@ void report_verdict_text(FILE *f, const struct rctx *x)
 		}
 		item_line(f, it);
 	}
+	unsuited_lines(f, x);
 	for (i = 0; i < x->nit && pass; i++) {
 		const struct gitem *it = &x->it[i];
 

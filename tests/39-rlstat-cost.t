@@ -5,7 +5,7 @@
 # an A/A pair PASSes. MODE=both runs hold both kinds of result.
 . "$(dirname "$0")/lib/tap.sh"
 [ -x analysis/rlstat ] || make -s -C analysis >/dev/null || exit 2
-plan 14
+plan 19
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -74,6 +74,44 @@ ok $? "summary rows and charts per mode; no latency charts in cost mode"
 run $R regress "$tmp/time" "$tmp/both"
 [ "$RC" = 2 ] && [[ $OUT == *"only in $tmp/both: stock p000-dio"* ]]
 ok $? "cost and time results are never compared with each other (exit 2)"
+
+# A cost cell is an instruction path only when every thread runs the same
+# ops and the boots agree as counts do; otherwise it is listed as
+# unsuited, not gated.  A read/write mix in every thread is suited.
+cp -r "$tmp/c3" "$tmp/roles"
+for f in "$tmp"/roles/*/p000-dio-cost-i*.result.json; do
+	jq -c '.workers = 2 | .ops |= map(.threads = 1)' "$f" >"$f.new" && mv "$f.new" "$f"
+done
+for f in "$tmp"/roles/*/p001-dio-cost-i*.result.json; do
+	jq -c '.workers = 2 | .ops |= map(.threads = 2)' "$f" >"$f.new" && mv "$f.new" "$f"
+done
+run $R report "$tmp/roles" --no-charts
+txt=$(cat "$tmp/roles/report.txt")
+grep -q '^  unsuited  *rangelock  *p000-dio  *Gmean read insn/op' <<<"$txt" &&
+	grep -q 'its 2 ops run in different threads; CoeffVar' <<<"$txt" &&
+	grep -q '^  moved (FAIL)  *rangelock  *p001-dio  *Gmean read insn/op' <<<"$txt"
+ok $? "a cost point whose ops run in threads of their own is unsuited; one mixing them in every thread still FAILs"
+run $R regress "$tmp/c1" "$tmp/roles"
+[ "$RC" = 1 ] && grep -q '^unsuited rangelock p000-dio .*its 2 ops run in different threads, not gated' <<<"$OUT" &&
+	! grep -q '^FAIL rangelock p000-dio' <<<"$OUT"
+ok $? "regress prints the unsuited cell and does not gate it"
+gen spread 7 --mode cost --effect rangelock=-5 --cost-noise 0.03
+run $R report "$tmp/spread" --no-charts
+txt=$(cat "$tmp/spread/report.txt")
+grep -q 'boots differ by more than 1%; CoeffVar' <<<"$txt" &&
+	grep -q '^  Verdict  *unsuited' <<<"$txt" && ! grep -q '^  moved (FAIL)' <<<"$txt"
+ok $? "cost boots 3% apart: unsuited, with the CoeffVar, the 5% change not gated"
+# Only time mode adds boots while undecided: a cost cell of a sequential
+# run is judged with the whole alpha, not the share of an interim look.
+# (0.2% boot-to-boot: significant at the run's alpha, not at the 2% of it
+# an interim look of time mode spends)
+gen seq 8 --mode both --effect rangelock=-1 --cost-noise 0.002 --sequential 10
+run $R report "$tmp/seq" --no-charts
+grep -Eq '^  moved \(FAIL\) +rangelock +p000-dio +Gmean read insn/op' "$tmp/seq/report.txt"
+ok $? "a 1% insn/op change at 0.2% noise FAILs at 3 cost boots in a sequential run"
+run $R next "$tmp/seq"
+! grep -q cost <<<"$OUT"
+ok $? "rlstat next never asks for cost boots"
 
 f=$tmp/c2/stock/p000-dio-cost-i1.result.json
 jq -c '.env.mode = "fast"' "$f" >"$f.new" && mv "$f.new" "$f"

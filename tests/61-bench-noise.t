@@ -5,7 +5,7 @@
 # several roles over 1% is only marked unsuited; time mode is never judged.
 # Synthetic results: no guest boots.
 . "$(dirname "$0")/lib/tap.sh"
-plan 9
+plan 11
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -54,6 +54,22 @@ run runners/bench-noise --run "$tmp/bad"
 is "$RC" 1 "a single-role mmap-punch point over 0.1% fails the target"
 like "$OUT" "p004-mmap-punch +cost +fault .*over the 0.1% target" "and is named"
 like "$OUT" "run: $tmp/bad" "the run is printed"
+
+# Results that say which threads ran which op (workers, ops[].threads): a
+# read/write mix in every thread is single-role and judged; ops in
+# threads of their own are roles.
+mkrun "$tmp/thr"
+for i in 1 2; do
+	for f in "$tmp/thr/stock/p006-"*"-i$i.result.json"; do
+		jq -c '.workers = 2 | .ops |= map(.threads = 1)' "$f" >"$f.new" && mv "$f.new" "$f"
+	done
+	result "$tmp/thr" p007-dio cost dio "$i" "read:$((100000 + i * 500))" "write:100000"
+	f=$tmp/thr/stock/p007-dio-cost-i$i.result.json
+	jq -c '.workers = 2 | .ops |= map(.threads = 2)' "$f" >"$f.new" && mv "$f.new" "$f"
+done
+run runners/bench-noise --run "$tmp/thr"
+like "$RC:$OUT" "^1:.*p006-mmap-punch +cost +fault .*unsuited to cost mode" "ops in threads of their own: roles, marked unsuited"
+like "$OUT" "p007-dio +cost +read .*over the 0.1% target" "a read/write mix in every thread: judged against the target"
 
 expect_bad "a directory that is not a run is refused" "is not a run directory" \
 	runners/bench-noise --run "$tmp/none"

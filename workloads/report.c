@@ -58,6 +58,19 @@ static void merge_op(const struct rl_run *r, unsigned int op,
 	}
 }
 
+/*
+ * Threads that issued op: fewer than all of them means the point has
+ * roles, and in cost mode each role is charged the others' instructions.
+ */
+static unsigned int op_threads(const struct rl_run *r, unsigned int op)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < r->nthreads; i++)
+		n += r->workers[i]->stats[op].count > 0;
+	return n;
+}
+
 static uint64_t merge_counter(const struct rl_run *r, unsigned int c)
 {
 	uint64_t sum = 0;
@@ -270,9 +283,10 @@ static json_t *result_json(const struct rl_run *r, const char *status,
 			continue;
 		merge_op(r, i, s);
 		json_array_append_new(ops, json_pack(
-			"{s:s, s:I, s:f, s:f, s:o}",
+			"{s:s, s:I, s:i, s:f, s:f, s:o}",
 			"name", r->wl->ops[i].name,
 			"count", (json_int_t)s->count,
+			"threads", (int)op_threads(r, i),
 			"ops_per_s", s->count / t,
 			"bytes_per_s", r->wl->ops[i].io ? s->bytes / t : 0.0,
 			"lat_ns", lat_json(&s->h)));
@@ -296,6 +310,7 @@ static json_t *result_json(const struct rl_run *r, const char *status,
 			"metrics", metrics_json(r),
 			"verify", verify_json(r),
 			"status", status);
+	json_object_set_new(doc, "workers", json_integer(r->nthreads));
 	if (error)
 		json_object_set_new(doc, "error", json_string(error));
 	return doc;
