@@ -3,7 +3,7 @@
 # Everything runs with --dry-run: no file is touched.
 . "$(dirname "$0")/lib/tap.sh"
 need_rlwork
-plan 33
+plan 34
 
 # Every workload is a workloads/*.c file with a WORKLOAD(): the sources
 # say which must be listed, independently of the registration.
@@ -67,6 +67,9 @@ expect_bad "zero threads" "--threads: 0 is out of range (1..1024)" \
 	"$RLWORK" dio --threads 0 --dry-run
 expect_bad "too many threads" "--threads: 5000 is out of range (1..1024)" \
 	"$RLWORK" mmap-punch --threads 5000 --dry-run
+# the resolved options show the fault threads that run, however given
+out=$("$RLWORK" mmap-punch --threads 2 --size 8m --file "$nofile" --dry-run 2>&1)
+like "$out" "fault-threads +2"$'\n' "--threads 2: the printed fault-threads is 2, not an unset 0"
 expect_bad "no fault and no punch threads" "nothing would run" \
 	"$RLWORK" mmap-punch --punch-threads 0 --fault-threads 0 --dry-run
 expect_bad "negative runtime" "--runtime: '-1' is out of range\|--runtime: -1 is out of range" \

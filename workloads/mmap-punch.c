@@ -77,7 +77,7 @@ static const struct counter_decl mp_counters[] = {
 
 static int mp_check(struct rl_run *r, char *err, size_t len)
 {
-	const struct mp_opts *m = r->wopts;
+	struct mp_opts *m = r->wopts;
 	uint64_t n = r->o.size / m->punch_len;
 
 	/* --threads cannot be 0 for every workload; this one can do without */
@@ -87,6 +87,8 @@ static int mp_check(struct rl_run *r, char *err, size_t len)
 					"--fault-threads and --threads both set the fault threads: give one"), -1;
 		r->o.threads = m->fault_threads;
 	}
+	/* what the resolved options print: the fault threads that will run */
+	m->fault_threads = r->o.threads;
 	if (!r->o.threads && !m->punch_threads)
 		return snprintf(err, len,
 				"--fault-threads 0 and --punch-threads 0: nothing would run"), -1;
