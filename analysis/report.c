@@ -117,6 +117,9 @@ static void row_extra(FILE *f, const struct rctx *x, int pt, const int *o,
 		} else if (what == ROW_MDE) {
 			if (isnan(it->c.mde_pct))
 				snprintf(buf, sizeof(buf), "n/a  ");
+			/* past 10x, the figure only says "nothing shows" */
+			else if (it->c.mde_pct > 1000)
+				snprintf(buf, sizeof(buf), ">1000%%  ");
 			else
 				snprintf(buf, sizeof(buf), "%.2f%%  ",
 					 it->c.mde_pct);
@@ -224,7 +227,8 @@ static void header(FILE *f, const struct rctx *x)
 "FAIL; PASS (the one-sided 95%% upper bound of the regression is below\n"
 "the threshold); INCONCLUSIVE (neither: the data cannot tell).\n"
 "CoeffVar is stddev / mean over boots. MDE: the regression found with\n"
-"80%% power at the level the gate uses for that metric (noncentral t).\n"
+"80%% power at the level the gate uses for that metric (noncentral t);\n"
+"\">1000%%\": not even an elevenfold rise would show.\n"
 "\"not enough iter.\": fewer than 3 boots on a side, no test made.\n"
 "FAILED k/n: k of n iterations failed; the point is not compared.\n",
 		r->variants[x->base], x->gt.alpha, x->gt.alpha *

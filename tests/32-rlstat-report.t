@@ -4,7 +4,7 @@
 # and how long analysis of a few hundred results takes.
 . "$(dirname "$0")/lib/tap.sh"
 [ -x analysis/rlstat ] || make -s -C analysis >/dev/null || exit 2
-plan 17
+plan 18
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -71,6 +71,13 @@ analysis/rlsynth "$tmp/regen" --seed 7 --variants stock,imutex,rangelock,rwsem-r
 	--fail rwsem-range:1:2 --name small
 diff -r $fx "$tmp/regen" >/dev/null
 ok $? "rlsynth reproduces tests/fixtures/run-small byte for byte"
+
+# Boots 60% apart: a p99's MDE past 1000% is shown as such, not as a
+# figure with five digits.
+analysis/rlsynth "$tmp/wild" --seed 1 --variants stock,rangelock --iterations 3 --boot-noise 0.6 >/dev/null
+run $R report "$tmp/wild" --no-charts
+grep -q '^  MDE  *>1000%$' "$tmp/wild/report.txt" && ! grep -Eq '^  MDE .*[0-9]{4,}\.[0-9]{2}%' "$tmp/wild/report.txt"
+ok $? "an MDE past 1000% reads '>1000%'"
 
 # A few hundred results: 4 variants x 8 points x 10 iterations.
 analysis/rlsynth "$tmp/big" --variants stock,imutex,rangelock,rwsem-range \
