@@ -95,8 +95,9 @@ int report_overall(const struct rctx *x)
 
 static const char *what(int v, bool better, bool unsuited)
 {
-	return unsuited ? "unsuited" : v == V_FAIL ? "moved (FAIL)" : better ? "moved (better)" :
-	       v == V_PASS ? "equivalent" : "undecided";
+	return unsuited ? "unsuited" : v == V_FAIL ? "moved (FAIL)" :
+	       better ? "moved (better)" : v == V_PASS ? "equivalent" :
+	       "undecided";
 }
 
 static void item_line(FILE *f, const struct gitem *it)
@@ -104,8 +105,8 @@ static void item_line(FILE *f, const struct gitem *it)
 	char lab[64];
 
 	metric_label(it->c.a->def, lab, sizeof(lab));
-	fprintf(f, "  %-15s %-11s %-9s %-18s", what(it->v, it->better, it->unsuited),
-		it->gb->variant, it->gb->pt->label, lab);
+	fprintf(f, "  %-15s %-11s %-9s %-18s",
+		what(it->v, it->better, it->unsuited), it->gb->variant, it->gb->pt->label, lab);
 	if (it->fam == FAM_ERROR)
 		fprintf(f, " error count\n");
 	else if (!it->c.valid)
