@@ -58,7 +58,7 @@ help:
 	@echo '  bench-gate       the regression gate'"'"'s false-alarm rate, power and boots used, simulated'
 	@echo '  bench-noise      the 1-thread points in cost and time mode, CoeffVar per mode and point'
 	@echo '  check-race       DEBUG kernels of every variant on the widened punch race:'
-	@echo '                   imutex must lose data, the others none'
+	@echo '                   imutex must lose data to the punch race, the others none'
 	@echo '  nightly          one night: build KSRC'"'"'s BRANCH (or Debian'"'"'s source), run'
 	@echo '                   MATRIX (default nightly) in MODE=both, index it in the history,'
 	@echo '                   write its mail and the trend page (results/nightly/)'

@@ -1,10 +1,12 @@
 #!/bin/bash
 # runners/check-race's verdict, with runners/run replaced by a stub in a
 # copy of the scripts: the variants kernels/variants marks "loses" must
-# lose data on every point and the "safe" ones none; a run that ends before it names its
-# directory is a failure (1), not bad input (2); bad arguments are 2.
+# lose data on every hole-punch point and on no truncate point (i_size, not
+# the lock, protects truncate), and the "safe" ones nowhere; a run that ends
+# before it names its directory is a failure (1), not bad input (2); bad
+# arguments are 2.
 . "$(dirname "$0")/lib/tap.sh"
-plan 10
+plan 12
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -13,7 +15,8 @@ cp runners/check-race runners/lib.sh "$tmp/runners/"
 printf '%s\n' '# name marker race what' 'stock stock safe x' 'imutex imutex loses y' >"$tmp/kernels/variants"
 # The stub writes one result per variant and point with the data errors
 # that STUB_ERRORS says ("stock=0 imutex=5", or "imutex=5:0" for two
-# points, p000 and p001), or fails before a run exists.
+# points, p000 (mmap-punch) and p001 (truncate-storm), as in
+# configs/race.matrix), or fails before a run exists.
 cat >"$tmp/runners/run" <<'S'
 #!/bin/bash
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,9 +24,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 rd=results/race; rm -rf "${top:?}/$rd"; mkdir -p "$top/$rd"
 for kv in $STUB_ERRORS; do
 	mkdir -p "$top/$rd/${kv%=*}"
-	i=0 es=${kv#*=}
+	i=0 es=${kv#*=} w=(mmap-punch truncate-storm)
 	for e in ${es//:/ }; do
-		echo "{\"status\":\"ok\",\"verify\":{\"errors\":$e},\"env\":{\"point\":\"p00$i\"}}" >"$top/$rd/${kv%=*}/p00$i-i1.result.json"
+		echo "{\"status\":\"ok\",\"workload\":\"${w[i]}\",\"verify\":{\"errors\":$e},\"env\":{\"point\":\"p00$i\"}}" >"$top/$rd/${kv%=*}/p00$i-i1.result.json"
 		i=$((i + 1))
 	done
 done
@@ -36,11 +39,18 @@ STUB_ERRORS="stock=0 imutex=7" run "$cr"
 is "$RC" 0 "imutex loses data, stock none: pass"
 like "$OUT" "imutex: 7 data errors, as expected" "the verdict names what each variant did"
 STUB_ERRORS="stock=0 imutex=0" run "$cr"
-like "$RC:$OUT" "^1:.*imutex: no data errors on p000: the race was not caught" "a loses variant that lost nothing fails"
-STUB_ERRORS="stock=0:0 imutex=7:4" run "$cr"
-like "$RC:$OUT" "^0:.*imutex: 11 data errors, as expected without the lock, on every point" "a loses variant that lost data on both points passes"
+like "$RC:$OUT" "^1:.*imutex: no data errors on p000 \(mmap-punch\): the race was not caught" "a loses variant that lost nothing fails"
 STUB_ERRORS="stock=0:0 imutex=7:0" run "$cr"
-like "$RC:$OUT" "^1:.*imutex: no data errors on p001: the race was not caught" "a loses variant that lost data on one point only fails"
+like "$RC:$OUT" "^0:.*imutex: 7 data errors, as expected without the lock, on every mmap-punch point; none elsewhere" \
+	"a loses variant that lost data on the punch point and none on the truncate point passes"
+STUB_ERRORS="stock=0:0 imutex=7:4" run "$cr"
+like "$RC:$OUT" "^1:.*imutex: data errors where i_size, not the lock, protects: 4 on p001 \(truncate-storm\)" \
+	"a loses variant that lost data on the truncate point fails"
+STUB_ERRORS="stock=0:0 imutex=0:4" run "$cr"
+like "$RC:$OUT" "^1:.*imutex: no data errors on p000 \(mmap-punch\): the race was not caught" \
+	"a loses variant that lost data on the truncate point only fails for the punch point"
+STUB_ERRORS="stock=0:2 imutex=7:0" run "$cr"
+like "$RC:$OUT" "^1:.*stock: 2 data errors" "a safe variant that lost data on the truncate point fails"
 STUB_ERRORS="stock=3 imutex=7" run "$cr"
 like "$RC:$OUT" "^1:.*stock: 3 data errors" "a safe variant that lost data fails"
 STUB_ERRORS="imutex=7" run "$cr"
