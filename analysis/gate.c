@@ -121,7 +121,7 @@ static int nmin(const struct gitem *x);
  * The share of alpha at this item's look. Only time mode adds boots while
  * undecided; a cost-mode cell is looked at once, with the whole alpha.
  */
-double item_weight(const struct gate *gt, const struct gitem *x)
+static double item_weight(const struct gate *gt, const struct gitem *x)
 {
 	return is_cost(x) ? 1 : gate_weight(gt, nmin(x));
 }

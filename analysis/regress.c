@@ -83,14 +83,6 @@ static void print_item(const struct gitem *x, const struct gate *gt)
 
 	tag = x->unsuited ? "unsuited" : x->fam == FAM_OTHER ? "    info" :
 	      verdict_name(x->v);
-	if (x->unsuited) {
-		char why[64];
-
-		printf("unsuited %s %s (%s %s): %s: %s, not gated\n",
-		       gb->variant, gb->pt->label, gb->pt->workload,
-		       gb->pt->params_str, d->name,
-		       unsuited_why(x, why, sizeof(why)));
-	}
 	printf("%s %s %s (%s %s): %s [%s] %.6g -> %.6g %s", tag, gb->variant,
 	       gb->pt->label, gb->pt->workload, gb->pt->params_str, d->name,
 	       family_name(x->fam), c->va * sc, c->vb * sc, unit);
@@ -104,6 +96,12 @@ static void print_item(const struct gitem *x, const struct gate *gt)
 	}
 	printf(", %s", c->vb == c->va ? "same" : c->worse ? "worse" :
 	       "better");
+	if (x->unsuited) {
+		char why[64];
+
+		printf(", %s, not gated\n", unsuited_why(x, why, sizeof(why)));
+		return;
+	}
 	if (x->fam == FAM_ERROR) {
 		printf(", error counter: %s\n", x->v == V_FAIL ?
 		       "non-zero in the candidate" : "zero");

@@ -239,7 +239,6 @@ int metric_family(const struct point *p, int mi);
 const char *family_name(int fam);
 const char *verdict_name(int v);
 double gate_weight(const struct gate *gt, int n);
-double item_weight(const struct gate *gt, const struct gitem *x);
 double gate_threshold(const struct gate *gt, const struct point *p, int fam);
 void gate_run(const struct gate *gt, struct gitem *it, int m);
 struct gitem *gate_add_pair(struct gitem *it, int *n, const struct group *ga,
