@@ -8,7 +8,7 @@
 # next` names; cost mode refuses virtio-blk and names its results -cost;
 # the flavours follow the matrix.
 . "$(dirname "$0")/lib/tap.sh"
-plan 43
+plan 46
 
 tmp=$(mktemp -d)
 made=()
@@ -129,6 +129,18 @@ want=$(jq -r '.boot_order[3:][] | "\(.variant) \(.mode) \(.iteration)"' "$rd/met
 is "$(tail -n +4 "$STUB/boots.log" | awk '{print $1, $2, $3}')" "$want" "RESUME ran exactly the three missing boots, in order"
 is "$(find "$rd" -name '*.result.json' | wc -l)" 12 "every result is there"
 is "$(find "$rd" -name '*.result.json' -exec sha256sum {} + | grep -cF -f <(awk '{print $1}' <<<"$sums"))" 6 "the results from before the kill are untouched"
+# A process of the interrupted run that still holds the run directory (a
+# boot cleaning up its share) makes a RESUME wait, up to RLBENCH_LOCK_WAIT.
+flock "$rd" sleep 4 &
+holder=$!
+sleep 0.5
+RLBENCH_LOCK_WAIT=1 run runners/run bench --resume "$rd"
+like "$RC:$OUT" "^2:.*is in use by another run that has not ended \(waited 1s\)" "a RESUME while the run's processes live gives up after the wait, exit 2"
+RLBENCH_LOCK_WAIT=60 run runners/run bench --resume "$rd"
+gone=$(kill -0 "$holder" 2>/dev/null; echo $?)
+is "$RC:$gone" "0:1" "with time to wait, it goes ahead once they have exited"
+wait "$holder"
+is "$(find "$rd" -name '*.result.json' | wc -l)" 12 "and the finished run is left as it was"
 
 # ITERATIONS=auto: after 3 rounds `rlstat next` names p001-dio, after 4
 # both points, after 5 nothing: rounds 4 and 5 run exactly those.
