@@ -6,7 +6,7 @@
 # before it names its directory is a failure (1), not bad input (2); bad
 # arguments are 2.
 . "$(dirname "$0")/lib/tap.sh"
-plan 12
+plan 13
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -16,7 +16,8 @@ printf '%s\n' '# name marker race what' 'stock stock safe x' 'imutex imutex lose
 # The stub writes one result per variant and point with the data errors
 # that STUB_ERRORS says ("stock=0 imutex=5", or "imutex=5:0" for two
 # points, p000 (mmap-punch) and p001 (truncate-storm), as in
-# configs/race.matrix), or fails before a run exists.
+# configs/race.matrix; STUB_FAILED=imutex:p001 makes that one a hang), or
+# fails before a run exists.
 cat >"$tmp/runners/run" <<'S'
 #!/bin/bash
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,7 +27,9 @@ for kv in $STUB_ERRORS; do
 	mkdir -p "$top/$rd/${kv%=*}"
 	i=0 es=${kv#*=} w=(mmap-punch truncate-storm)
 	for e in ${es//:/ }; do
-		echo "{\"status\":\"ok\",\"workload\":\"${w[i]}\",\"verify\":{\"errors\":$e},\"env\":{\"point\":\"p00$i\"}}" >"$top/$rd/${kv%=*}/p00$i-i1.result.json"
+		st='"ok"' err=null
+		[ "${STUB_FAILED:-}" = "${kv%=*}:p00$i" ] && st='"failed"' err='"hang: point ran 19s"'
+		echo "{\"status\":$st,\"error\":$err,\"workload\":\"${w[i]}\",\"verify\":{\"errors\":$e},\"env\":{\"point\":\"p00$i\"}}" >"$top/$rd/${kv%=*}/p00$i-i1.result.json"
 		i=$((i + 1))
 	done
 done
@@ -49,6 +52,8 @@ like "$RC:$OUT" "^1:.*imutex: data errors where i_size, not the lock, protects: 
 STUB_ERRORS="stock=0:0 imutex=0:4" run "$cr"
 like "$RC:$OUT" "^1:.*imutex: no data errors on p000 \(mmap-punch\): the race was not caught" \
 	"a loses variant that lost data on the truncate point only fails for the punch point"
+STUB_ERRORS="stock=0:0 imutex=7:0" STUB_FAILED=imutex:p001 run "$cr"
+like "$RC:$OUT" "^1:.*imutex: failed: p001: hang" "a loses variant whose truncate point hung fails"
 STUB_ERRORS="stock=0:2 imutex=7:0" run "$cr"
 like "$RC:$OUT" "^1:.*stock: 2 data errors" "a safe variant that lost data on the truncate point fails"
 STUB_ERRORS="stock=3 imutex=7" run "$cr"
