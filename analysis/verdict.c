@@ -106,7 +106,8 @@ static void item_line(FILE *f, const struct gitem *it)
 
 	metric_label(it->c.a->def, lab, sizeof(lab));
 	fprintf(f, "  %-15s %-11s %-9s %-18s",
-		what(it->v, it->better, it->unsuited), it->gb->variant, it->gb->pt->label, lab);
+		what(it->v, it->better, it->unsuited), it->gb->variant,
+		it->gb->pt->label, lab);
 	if (it->fam == FAM_ERROR)
 		fprintf(f, " error count\n");
 	else if (!it->c.valid)

@@ -8,7 +8,7 @@
 # next` names; cost mode refuses virtio-blk and names its results -cost;
 # the flavours follow the matrix.
 . "$(dirname "$0")/lib/tap.sh"
-plan 46
+plan 47
 
 tmp=$(mktemp -d)
 made=()
@@ -141,6 +141,8 @@ gone=$(kill -0 "$holder" 2>/dev/null; echo $?)
 is "$RC:$gone" "0:1" "with time to wait, it goes ahead once they have exited"
 wait "$holder"
 is "$(find "$rd" -name '*.result.json' | wc -l)" 12 "and the finished run is left as it was"
+RLBENCH_LOCK_WAIT=soon run runners/run bench --resume "$rd"
+like "$RC:$OUT" "^2:.*RLBENCH_LOCK_WAIT='soon' is not a number of seconds" "a wait that is not a number is refused, exit 2"
 
 # ITERATIONS=auto: after 3 rounds `rlstat next` names p001-dio, after 4
 # both points, after 5 nothing: rounds 4 and 5 run exactly those.
