@@ -5,9 +5,15 @@
 need_rlwork
 command -v jq >/dev/null || { echo "1..0 # skip jq not installed"; exit 0; }
 scratch_dir
-plan 24
+plan 27
 
-trap 'rm -rf "$dir"' EXIT
+mnt=
+# shellcheck disable=SC2317  # run from the EXIT trap
+cleanup() {
+	if [ -n "$mnt" ]; then umount "$mnt" 2>/dev/null || true; fi
+	rm -rf "$dir"
+}
+trap cleanup EXIT
 j=$dir/dio.result.json
 
 run_split "$RLWORK" dio --file "$dir/dio.dat" --size 16m --threads 2 --runtime 1 \
@@ -84,6 +90,26 @@ ok $rc "dio --verify --rw=rw --layout=disjoint: exit 0"
 jq_ok "... zero verification errors, pages checked, both ops ran" "$j" \
 	'.verify.enabled and .verify.errors == 0 and .verify.checked > 100 and
 	 .ops[0].count > 0 and .ops[1].count > 0 and .params.verify == true'
+
+# --split-pages on an ext4 of 1 KiB blocks (a loop mount: root only)
+if [ "$(id -u)" = 0 ] && command -v mkfs.ext4 >/dev/null &&
+   truncate -s 64m "$dir/1k.img" && mkfs.ext4 -q -F -b 1024 "$dir/1k.img" &&
+   mkdir "$dir/1k" && mount -o loop "$dir/1k.img" "$dir/1k" 2>/dev/null; then
+	mnt=$dir/1k
+	run_split "$RLWORK" dio --file "$mnt/f" --size 4m --bs 8k --split-pages \
+		--rw rw --verify --runtime 0.5 --ramp 0 --json "$j"
+	ok $rc "dio --split-pages --verify on 1 KiB blocks: exit 0"
+	ext=$(sed -n 's/^rlwork dio: --split-pages: 1024-byte blocks, \([0-9]*\) extents before, \([0-9]*\) after$/\1 \2/p' <<<"$out")
+	# 512 IOs of 8k: each first page's second block moved, two extents more each
+	read -r before after <<<"$ext"
+	ok "$([ "${before:-0}" -ge 1 ] && [ "${after:-0}" -ge $((before + 2 * 512 - 64)) ]; echo $?)" \
+		"... the second block of every IO's first page moved ($ext extents before/after)"
+	jq_ok "... and the data read back is what was written" "$j" \
+		'.verify.errors == 0 and .verify.checked > 0 and .params["split-pages"] == true'
+	umount "$mnt" && mnt=
+else
+	skip "not root or no loop device"; skip "no loop"; skip "no loop"
+fi
 
 # an existing rlwork file is reused and kept; one it made is deleted
 run_split "$RLWORK" dio --file "$dir/kept.dat" --size 1m --runtime 0.2 --ramp 0 --keep

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 need_rlwork
 scratch_dir
-plan 15
+plan 19
 
 mnt=""
 # shellcheck disable=SC2317  # run from the EXIT trap
@@ -64,6 +64,19 @@ expect_bad "--file in a missing directory" "cannot create\|directory not usable"
 	"$RLWORK" buffered-rw --file "$dir/none/f" "${short[@]}"
 expect_bad "O_DIRECT check on a missing directory" "directory not usable" \
 	"$RLWORK" dio --file "$dir/none/f" "${short[@]}"
+expect_bad "--iopoll without io_uring" "--iopoll needs --engine=io_uring" \
+	"$RLWORK" dio --iopoll --file "$dir/f" "${short[@]}"
+expect_bad "--split-pages with --sparse" "--split-pages moves data blocks and --sparse leaves holes" \
+	"$RLWORK" dio --split-pages --sparse --file "$dir/f" "${short[@]}"
+if [ "$(stat -f -c %S "$dir")" -ge 4096 ]; then
+	expect_bad "--split-pages on page-sized blocks" \
+		"--split-pages needs filesystem blocks smaller than a page; $dir/f has [0-9]*-byte blocks" \
+		"$RLWORK" dio --split-pages --file "$dir/f" "${short[@]}"
+	[ ! -e "$dir/f" ]
+	ok $? "... and the file it created is removed"
+else
+	skip "$dir has blocks smaller than 4 KiB"; skip "small blocks"
+fi
 expect_bad "readahead: file too small for the threads" "file too small" \
 	"$RLWORK" readahead --threads 16 --bs 128k --size 1m --dry-run
 

@@ -6,9 +6,12 @@
 # against faults, buffered readers and truncation; IOs of several bios
 # tried with IOCB_NOWAIT first, bios that end inside pages, allocating
 # writes with the completion widened): no lockdep report, WARN, oops or
-# hang, no data error, a clean filesystem.
+# hang, no data error, a clean filesystem.  Then polled direct IO
+# (io_uring IOPOLL on null_blk's poll queue, configs/debug-poll.matrix)
+# whose first bio ends inside a page the next bio starts in: an IO that
+# waited for its own polled bio would hang until the device timeout.
 . "$(dirname "$0")/lib/tap.sh"
-plan 13
+plan 17
 
 run runners/run bench --kernel rangelock --debug --matrix debug --baseline none --name debug-rangelock
 echo "$OUT" | tail -5 | sed 's/^/# /'
@@ -47,4 +50,20 @@ ok $? "RWF_NOWAIT direct IO of several bios was declined by the kernel at least 
 jq -se '[.[] | select(.workload == "dio" and .params["buf-offset"] == 512) |
 	.ops[] | select(.count > 0)] | length > 0' "${res[@]}" >/dev/null
 ok $? "direct IO with bios that end inside pages ran"
+
+run make --no-print-directory bench KERNEL=rangelock DEBUG=1 MATRIX=debug-poll BASELINE=none
+echo "$OUT" | tail -3 | sed 's/^/# /'
+rd=$(echo "$OUT" | sed -n 's/^run: //p' | tail -1)
+res=("$rd"/rangelock/*.result.json)
+failed=$(jq -r 'select(.status != "ok") | .env.point + ": " + .error' "${res[@]}")
+is "$RC:${#res[@]}:$failed" "0:$(runners/matrix configs/debug-poll.matrix | grep -c '^point '):" \
+	"polled direct IO: every point passed (no hang, splat or IO error)"
+is "$(jq -s 'map(.verify.errors) | add' "${res[@]}")" 0 "... and the oracle found no data errors"
+grep -q '^rlbench: null_blk: 1 poll queue(s), io_poll 1' "$rd"/rangelock/console-boot*.log
+ok $? "... on a null_blk disk with a poll queue"
+# --split-pages prints "<n>-byte blocks, <before> extents before, <after>
+# after"; every IO's first page must span two extents.
+split=$(cat "$rd"/rangelock/*.out | sed -n 's/^rlwork dio: --split-pages: 1024-byte blocks, \([0-9]*\) extents before, \([0-9]*\) after$/\1 \2/p')
+is "$(awk '$2 > $1 + 500 { n++ } END { print n + 0 }' <<<"$split")" "${#res[@]}" \
+	"... each point's file on 1 KiB blocks, split inside every IO's first page (${split//$'\n'/, })"
 done_testing

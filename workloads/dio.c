@@ -10,12 +10,17 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <liburing.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -31,6 +36,8 @@ struct dio_opts {
 	uint64_t buffered_threads;
 	bool sparse;
 	bool nowait;
+	bool iopoll;
+	bool split_pages;
 	uint64_t buf_offset;
 };
 
@@ -65,6 +72,12 @@ static const struct opt_def dio_opts[] = {
 	{ .name = "nowait", .type = OPT_BOOL, .off = O(nowait), .def = "no",
 	  NORANGE,
 	  .help = "sync engine: issue each IO with preadv2/pwritev2(RWF_NOWAIT) first and redo what it left undone without it (io_uring always tries IOCB_NOWAIT first)" },
+	{ .name = "split-pages", .type = OPT_BOOL, .off = O(split_pages), .def = "no",
+	  NORANGE,
+	  .help = "before the run, move the second filesystem block of each IO's first page elsewhere on the disk (punch it, rewrite it with O_DIRECT), so every IO's first page spans two extents (needs blocks smaller than a page)" },
+	{ .name = "iopoll", .type = OPT_BOOL, .off = O(iopoll), .def = "no",
+	  NORANGE,
+	  .help = "io_uring: IORING_SETUP_IOPOLL (fio's hipri): bios go to the device's poll queues and complete only when this thread polls for them" },
 	OPT_END
 };
 
@@ -99,6 +112,12 @@ static int dio_check(struct rl_run *r, char *err, size_t len)
 	if (d->nowait && d->engine != ENGINE_SYNC)
 		return snprintf(err, len,
 				"--nowait is for --engine=sync (io_uring tries IOCB_NOWAIT first by itself)"), -1;
+	if (d->split_pages && d->sparse)
+		return snprintf(err, len,
+				"--split-pages moves data blocks and --sparse leaves holes: use one of them"), -1;
+	if (d->iopoll && d->engine != ENGINE_URING)
+		return snprintf(err, len,
+				"--iopoll needs --engine=io_uring (IORING_SETUP_IOPOLL is a ring's setting)"), -1;
 	if (d->iodepth > 1 && d->engine != ENGINE_URING)
 		return snprintf(err, len,
 				"--iodepth %llu needs --engine=io_uring (sync issues one IO at a time)",
@@ -347,7 +366,7 @@ static int uring_init(struct worker *w, struct uring_thread *u,
 {
 	const struct rl_run *r = w->run;
 	const struct dio_opts *d = r->wopts;
-	unsigned int i;
+	unsigned int i, poll = d->iopoll ? IORING_SETUP_IOPOLL : 0;
 	int ret;
 
 	/*
@@ -357,9 +376,9 @@ static int uring_init(struct worker *w, struct uring_thread *u,
 	 */
 	ret = io_uring_queue_init(depth, &u->ring, IORING_SETUP_COOP_TASKRUN |
 				  IORING_SETUP_SINGLE_ISSUER |
-				  IORING_SETUP_DEFER_TASKRUN);
+				  IORING_SETUP_DEFER_TASKRUN | poll);
 	if (ret == -EINVAL)
-		ret = io_uring_queue_init(depth, &u->ring, 0);
+		ret = io_uring_queue_init(depth, &u->ring, poll);
 	if (ret)
 		return ret;
 	u->ios = calloc(depth, sizeof(*u->ios));
@@ -427,6 +446,65 @@ static void dio_thread(struct worker *w)
 		dio_thread_sync(w);
 }
 
+/* how many extents the file has now, or -1 without FIEMAP */
+static long file_extents(int fd)
+{
+	struct fiemap fm = { .fm_length = FIEMAP_MAX_OFFSET,
+			     .fm_flags = FIEMAP_FLAG_SYNC };
+
+	if (ioctl(fd, FS_IOC_FIEMAP, &fm))
+		return -1;
+	return fm.fm_mapped_extents;
+}
+
+/*
+ * --split-pages: the extent boundary inside the first page of each IO
+ * makes the first mapping of the IO one bio that ends inside a page and
+ * the second mapping's bio start in the same page; under IOPOLL the first
+ * can be polled (iomap polls an IO's bio only while it is the last one it
+ * knows of).  Freed blocks are not reused before the journal commits, so
+ * the rewrite lands elsewhere.
+ */
+static int dio_split_pages(struct rl_run *r)
+{
+	struct target *t = &r->t;
+	uint64_t off, blk;
+	struct stat st;
+	long before;
+	void *buf;
+	int ret = 0;
+
+	if (fstat(t->fd, &st))
+		return EXIT_MEASURED;
+	blk = st.st_blksize;
+	if (blk >= RL_PAGE || RL_PAGE % blk) {
+		fprintf(stderr, "rlwork dio: --split-pages needs filesystem blocks smaller than a page; %s has %llu-byte blocks (make it with 1 KiB or 2 KiB blocks)\n",
+			t->path, (unsigned long long)blk);
+		return EXIT_BADINPUT;
+	}
+	if (posix_memalign(&buf, RL_PAGE, blk))
+		return EXIT_MEASURED;
+	before = file_extents(t->fd);
+	for (off = 0; off + r->o.bs <= t->size && !ret; off += r->o.bs) {
+		if (pread(t->fd, buf, blk, off + blk) != (ssize_t)blk ||
+		    fallocate(t->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			      off + blk, blk) ||
+		    pwrite(t->dfd, buf, blk, off + blk) != (ssize_t)blk)
+			ret = EXIT_MEASURED;
+	}
+	free(buf);
+	if (ret || fsync(t->fd)) {
+		fprintf(stderr, "rlwork dio: --split-pages: rewriting block %llu of %s: %s\n",
+			(unsigned long long)((off - r->o.bs + blk) / blk),
+			t->path, strerror(errno));
+		return EXIT_MEASURED;
+	}
+	posix_fadvise(t->fd, 0, 0, POSIX_FADV_DONTNEED);
+	fprintf(r->info, "rlwork dio: --split-pages: %llu-byte blocks, %ld extents before, %ld after\n",
+		(unsigned long long)blk, before, file_extents(t->fd));
+	return 0;
+}
+
 static int dio_setup(struct rl_run *r)
 {
 	const struct dio_opts *d = r->wopts;
@@ -440,6 +518,11 @@ static int dio_setup(struct rl_run *r)
 	if (d->buf_offset)
 		r->bufsize = (r->o.bs + d->buf_offset + RL_PAGE - 1) /
 			     RL_PAGE * RL_PAGE;
+	if (d->split_pages) {
+		ret = dio_split_pages(r);
+		if (ret)
+			return ret;
+	}
 	if (d->fault_threads) {
 		r->priv = mmap(NULL, r->o.size, PROT_READ, MAP_SHARED,
 			       r->t.fd, 0);
@@ -451,11 +534,11 @@ static int dio_setup(struct rl_run *r)
 	}
 	if (d->engine != ENGINE_URING)
 		return 0;
-	ret = io_uring_queue_init(1, &ring, 0);
+	ret = io_uring_queue_init(1, &ring, d->iopoll ? IORING_SETUP_IOPOLL : 0);
 	if (ret) {
 		fprintf(stderr,
-			"rlwork dio: --engine=io_uring: io_uring is not available here: %s (needs CONFIG_IO_URING=y and sysctl kernel.io_uring_disabled=0)\n",
-			strerror(-ret));
+			"rlwork dio: --engine=io_uring%s: io_uring is not available here: %s (needs CONFIG_IO_URING=y and sysctl kernel.io_uring_disabled=0)\n",
+			d->iopoll ? " --iopoll" : "", strerror(-ret));
 		return EXIT_BADINPUT;
 	}
 	io_uring_queue_exit(&ring);
@@ -492,7 +575,10 @@ WORKLOAD(wl_dio) = {
 "first ones are in flight and must then leave the buffer where it stopped.\n"
 "--buf-offset=512 (or any multiple of 512 below a page) misaligns the\n"
 "O_DIRECT buffers, so the bios of an IO of a MiB or more end inside pages\n"
-"and neighbouring bios of one IO share a page.",
+"and neighbouring bios of one IO share a page.  --iopoll sets up the ring\n"
+"with IORING_SETUP_IOPOLL: on a device with poll queues (null_blk has one)\n"
+"a bio completes only when the submitting thread polls, so a kernel in which\n"
+"one bio of an IO waits for another of the same IO hangs there.",
 	.opts = dio_opts,
 	.opts_size = sizeof(struct dio_opts),
 	.ops = dio_ops,
