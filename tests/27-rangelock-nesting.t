@@ -3,8 +3,7 @@
 # ranges (no barging): T holds A, Z overlapping A and B queues, T asks for
 # B behind Z.  The harness shows it happen and both ways it is detected:
 # the request for a free range stays blocked past a timeout, and lockdep
-# (the shim's) reports the nesting as recursive locking, unless a _nested
-# subclass hides it, which is why _nested is for two trees only.
+# (the shim's) reports the nesting as recursive locking.
 bin=tests/rangelock/bin/dbg/rl_nesting
 [ -x "$bin" ] || { echo "Bail out! $bin not built: run make -C tests/rangelock"; exit 1; }
 exec timeout 300 "$bin"

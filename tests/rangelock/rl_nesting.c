@@ -19,13 +19,10 @@
  * kernel would: lockdep (here the shim's) reports the second acquisition
  * as recursive locking, and T's request for B is still not granted after a
  * timeout although B is free, with T waiting for Z and Z for T.  Z is
- * killable, so killing it breaks the cycle and the test can clean up.  A
- * _nested annotation on the second request hides the report and not the
- * deadlock, which is why the _nested variants are for two trees only.
+ * killable, so killing it breaks the cycle and the test can clean up.
  */
 struct nester {
 	unsigned long a_start, a_last, b_start, b_last;
-	int subclass;		/* -1: plain lock for B, else _nested */
 	struct range_lock a, b;
 	struct task_struct *task;
 	int state;		/* 1 holds A, 2 asked for B, 3 holds B, 4 done */
@@ -42,10 +39,7 @@ static void *nester_thread(void *arg)
 	while (!load(&n->go))
 		pause_us(20);
 	__atomic_store_n(&n->state, 2, __ATOMIC_RELEASE);
-	if (n->subclass < 0)
-		range_write_lock(&tree, &n->b);
-	else
-		range_write_lock_nested(&tree, &n->b, n->subclass);
+	range_write_lock(&tree, &n->b);
 	__atomic_store_n(&n->state, 3, __ATOMIC_RELEASE);
 	while (!load(&n->release))
 		pause_us(20);
@@ -71,10 +65,10 @@ static bool stuck(struct nester *n, unsigned int ms)
 
 static unsigned long expected_warnings;
 
-static bool nesting_case(int subclass, bool with_z, unsigned long *warned)
+static bool nesting_case(bool with_z, unsigned long *warned)
 {
 	struct nester n = { .a_start = 0, .a_last = 9, .b_start = 10,
-			    .b_last = 19, .subclass = subclass };
+			    .b_last = 19 };
 	unsigned long w0 = shim_warn_count();
 	struct req *z = NULL;
 	pthread_t t;
@@ -119,18 +113,14 @@ static void test_nesting(void)
 	unsigned long warned;
 	bool ok;
 
-	ok = nesting_case(-1, false, &warned);
+	ok = nesting_case(false, &warned);
 	tap_ok(ok && warned == 1,
 	       "nesting disjoint ranges, nobody queued: granted, lockdep reports recursion (%lu)",
 	       warned);
-	ok = nesting_case(-1, true, &warned);
+	ok = nesting_case(true, &warned);
 	tap_ok(ok, "nesting disjoint ranges with an overlapping waiter between them deadlocks (detected by timeout; broken by killing the waiter)");
 	tap_ok(warned == 1,
 	       "lockdep reports that nesting as recursive locking (%lu)",
-	       warned);
-	ok = nesting_case(1, true, &warned);
-	tap_ok(ok && warned == 0,
-	       "a _nested subclass on one tree deadlocks the same and hides it from lockdep (%lu reports): _nested is for two trees only",
 	       warned);
 }
 
