@@ -11,6 +11,7 @@
 # whose first bio ends inside a page the next bio starts in: an IO that
 # waited for its own polled bio would hang until the device timeout.
 . "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/lib/debug-poll.sh"
 plan 17
 
 run runners/run bench --kernel rangelock --debug --matrix debug --baseline none --name debug-rangelock
@@ -52,18 +53,5 @@ jq -se '[.[] | select(.workload == "dio" and .params["buf-offset"] == 512) |
 ok $? "direct IO with bios that end inside pages ran"
 
 run make --no-print-directory bench KERNEL=rangelock DEBUG=1 MATRIX=debug-poll BASELINE=none
-echo "$OUT" | tail -3 | sed 's/^/# /'
-rd=$(echo "$OUT" | sed -n 's/^run: //p' | tail -1)
-res=("$rd"/rangelock/*.result.json)
-failed=$(jq -r 'select(.status != "ok") | .env.point + ": " + .error' "${res[@]}")
-is "$RC:${#res[@]}:$failed" "0:$(runners/matrix configs/debug-poll.matrix | grep -c '^point '):" \
-	"polled direct IO: every point passed (no hang, splat or IO error)"
-is "$(jq -s 'map(.verify.errors) | add' "${res[@]}")" 0 "... and the oracle found no data errors"
-grep -q '^rlbench: null_blk: 1 poll queue(s), io_poll 1' "$rd"/rangelock/console-boot*.log
-ok $? "... on a null_blk disk with a poll queue"
-# --split-pages prints "<n>-byte blocks, <before> extents before, <after>
-# after"; every IO's first page must span two extents.
-split=$(cat "$rd"/rangelock/*.out | sed -n 's/^rlwork dio: --split-pages: 1024-byte blocks, \([0-9]*\) extents before, \([0-9]*\) after$/\1 \2/p')
-is "$(awk '$2 > $1 + 500 { n++ } END { print n + 0 }' <<<"$split")" "${#res[@]}" \
-	"... each point's file on 1 KiB blocks, split inside every IO's first page (${split//$'\n'/, })"
+debug_poll_checks rangelock
 done_testing

@@ -7,8 +7,10 @@
 # truncation; IOs of several bios tried with IOCB_NOWAIT first, bios that
 # end inside pages, allocating writes with the completion widened): no
 # lockdep report, WARN, oops or hang, no data error, a clean filesystem.
+# Then polled direct IO (configs/debug-poll.matrix, as tests/93).
 . "$(dirname "$0")/../lib/tap.sh"
-plan 12
+. "$(dirname "$0")/../lib/debug-poll.sh"
+plan 16
 
 run runners/run bench --kernel rwsem-range --debug --matrix debug --baseline none --name debug-rwsem-range
 echo "$OUT" | tail -5 | sed 's/^/# /'
@@ -41,4 +43,7 @@ ok $? "RWF_NOWAIT direct IO of several bios was declined by the kernel at least 
 jq -se '[.[] | select(.workload == "dio" and .params["buf-offset"] == 512) |
 	.ops[] | select(.count > 0)] | length > 0' "${res[@]}" >/dev/null
 ok $? "direct IO with bios that end inside pages ran"
+
+run make --no-print-directory bench KERNEL=rwsem-range DEBUG=1 MATRIX=debug-poll BASELINE=none
+debug_poll_checks rwsem-range
 done_testing
