@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 need_rlwork
 scratch_dir
-plan 19
+plan 20
 
 mnt=""
 # shellcheck disable=SC2317  # run from the EXIT trap
@@ -66,6 +66,8 @@ expect_bad "O_DIRECT check on a missing directory" "directory not usable" \
 	"$RLWORK" dio --file "$dir/none/f" "${short[@]}"
 expect_bad "--iopoll without io_uring" "--iopoll needs --engine=io_uring" \
 	"$RLWORK" dio --iopoll --file "$dir/f" "${short[@]}"
+expect_bad "--force-async without io_uring" "--force-async needs --engine=io_uring" \
+	"$RLWORK" dio --force-async --file "$dir/f" "${short[@]}"
 expect_bad "--split-pages with --sparse" "--split-pages moves data blocks and --sparse leaves holes" \
 	"$RLWORK" dio --split-pages --sparse --file "$dir/f" "${short[@]}"
 if [ "$(stat -f -c %S "$dir")" -ge 4096 ]; then

@@ -37,6 +37,7 @@ struct dio_opts {
 	bool sparse;
 	bool nowait;
 	bool iopoll;
+	bool force_async;
 	bool split_pages;
 	uint64_t buf_offset;
 };
@@ -78,6 +79,9 @@ static const struct opt_def dio_opts[] = {
 	{ .name = "iopoll", .type = OPT_BOOL, .off = O(iopoll), .def = "no",
 	  NORANGE,
 	  .help = "io_uring: IORING_SETUP_IOPOLL (fio's hipri): bios go to the device's poll queues and complete only when this thread polls for them" },
+	{ .name = "force-async", .type = OPT_BOOL, .off = O(force_async), .def = "no",
+	  NORANGE,
+	  .help = "io_uring: issue every IO with IOSQE_ASYNC (fio's force_async), from an io-wq worker that may block, instead of trying IOCB_NOWAIT inline first" },
 	OPT_END
 };
 
@@ -115,6 +119,9 @@ static int dio_check(struct rl_run *r, char *err, size_t len)
 	if (d->split_pages && d->sparse)
 		return snprintf(err, len,
 				"--split-pages moves data blocks and --sparse leaves holes: use one of them"), -1;
+	if (d->force_async && d->engine != ENGINE_URING)
+		return snprintf(err, len,
+				"--force-async needs --engine=io_uring (IOSQE_ASYNC is an io_uring flag)"), -1;
 	if (d->iopoll && d->engine != ENGINE_URING)
 		return snprintf(err, len,
 				"--iopoll needs --engine=io_uring (IORING_SETUP_IOPOLL is a ring's setting)"), -1;
@@ -340,6 +347,7 @@ static void uring_reap(struct worker *w, struct uring_thread *u)
 static void uring_fill(struct worker *w, struct uring_thread *u,
 		       struct iopat *p)
 {
+	const struct dio_opts *d = w->run->wopts;
 	int fd = w->dfd;
 	size_t bs = w->run->o.bs;
 	struct io_uring_sqe *sqe;
@@ -356,6 +364,8 @@ static void uring_fill(struct worker *w, struct uring_thread *u,
 		else
 			io_uring_prep_read(sqe, fd, io->buf, bs, io->off);
 		io_uring_sqe_set_data(sqe, io);
+		if (d->force_async)
+			io_uring_sqe_set_flags(sqe, IOSQE_ASYNC);
 		io->t0 = rl_now();
 		u->inflight++;
 	}
@@ -578,7 +588,9 @@ WORKLOAD(wl_dio) = {
 "and neighbouring bios of one IO share a page.  --iopoll sets up the ring\n"
 "with IORING_SETUP_IOPOLL: on a device with poll queues (null_blk has one)\n"
 "a bio completes only when the submitting thread polls, so a kernel in which\n"
-"one bio of an IO waits for another of the same IO hangs there.",
+"one bio of an IO waits for another of the same IO hangs there.\n"
+"--force-async issues every io_uring IO from an io-wq worker, where it may\n"
+"block, instead of trying IOCB_NOWAIT inline first.",
 	.opts = dio_opts,
 	.opts_size = sizeof(struct dio_opts),
 	.ops = dio_ops,
