@@ -5,7 +5,7 @@
 need_rlwork
 command -v jq >/dev/null || { echo "1..0 # skip jq not installed"; exit 0; }
 scratch_dir
-plan 27
+plan 29
 
 mnt=
 # shellcheck disable=SC2317  # run from the EXIT trap
@@ -90,6 +90,17 @@ ok $rc "dio --verify --rw=rw --layout=disjoint: exit 0"
 jq_ok "... zero verification errors, pages checked, both ops ran" "$j" \
 	'.verify.enabled and .verify.errors == 0 and .verify.checked > 100 and
 	 .ops[0].count > 0 and .ops[1].count > 0 and .params.verify == true'
+
+# mm writers against faults: every mprotect timed, the mapping random
+run_split "$RLWORK" dio --file "$dir/dio.dat" --size 1m --bs 64k --rw write \
+	--fault-threads 1 --fault-random --mprotect-threads 1 --verify \
+	--runtime 0.5 --ramp 0 --json "$j"
+ok $rc "dio --fault-threads 1 --fault-random --mprotect-threads 1: exit 0"
+jq_ok "... mprotect timed beside the faults, data verified" "$j" \
+	'([.ops[].name] == ["write", "fault", "mprotect"]) and
+	 (.ops[2].count > 0 and .ops[2].bytes_per_s == 0) and .ops[1].count > 0 and
+	 .params["mprotect-threads"] == 1 and .params["fault-random"] == true and
+	 .verify.errors == 0'
 
 # --split-pages on an ext4 of 1 KiB blocks (a loop mount: root only)
 if [ "$(id -u)" = 0 ] && command -v mkfs.ext4 >/dev/null &&

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 need_rlwork
 scratch_dir
-plan 20
+plan 22
 
 mnt=""
 # shellcheck disable=SC2317  # run from the EXIT trap
@@ -68,6 +68,11 @@ expect_bad "--iopoll without io_uring" "--iopoll needs --engine=io_uring" \
 	"$RLWORK" dio --iopoll --file "$dir/f" "${short[@]}"
 expect_bad "--force-async without io_uring" "--force-async needs --engine=io_uring" \
 	"$RLWORK" dio --force-async --file "$dir/f" "${short[@]}"
+expect_bad "--mprotect-threads without fault threads" \
+	"--mprotect-threads acts on the fault threads' mapping: it needs --fault-threads 1 or more" \
+	"$RLWORK" dio --mprotect-threads 1 --file "$dir/f" "${short[@]}"
+expect_bad "--fault-random without fault threads" "--fault-random acts on the fault threads' mapping" \
+	"$RLWORK" dio --fault-random --file "$dir/f" "${short[@]}"
 expect_bad "--split-pages with --sparse" "--split-pages moves data blocks and --sparse leaves holes" \
 	"$RLWORK" dio --split-pages --sparse --file "$dir/f" "${short[@]}"
 if [ "$(stat -f -c %S "$dir")" -ge 4096 ]; then

@@ -17,6 +17,7 @@ cases=(
 	"read|dio --engine io_uring --iodepth 4 --rw read"
 	"write,fault,buffered_read|dio --rw write --fault-threads 1 --buffered-threads 1"
 	"read,buffered_read|dio --buffered-threads 1"
+	"read,fault,mprotect|dio --fault-threads 1 --mprotect-threads 1"
 	"read|buffered-rw --rw read"
 	"write|buffered-rw --rw write --cache cold"
 	"read,write|buffered-rw --rw rw"

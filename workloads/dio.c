@@ -12,15 +12,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <liburing.h>
-#include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -34,6 +31,8 @@ struct dio_opts {
 	uint64_t iodepth;
 	uint64_t fault_threads;
 	uint64_t buffered_threads;
+	uint64_t mprotect_threads;
+	bool fault_random;
 	bool sparse;
 	bool nowait;
 	bool iopoll;
@@ -44,7 +43,7 @@ struct dio_opts {
 
 enum { ENGINE_SYNC, ENGINE_URING };
 
-enum { OP_READ, OP_WRITE, OP_FAULT, OP_BREAD };
+enum { OP_READ, OP_WRITE, OP_FAULT, OP_BREAD, OP_MPROTECT };
 enum { C_SHORT, C_NOWAIT_AGAIN };
 
 static const char *const engine_choices[] = { "sync", "io_uring", NULL };
@@ -61,6 +60,12 @@ static const struct opt_def dio_opts[] = {
 	{ .name = "fault-threads", .type = OPT_INT, .off = O(fault_threads), .def = "0",
 	  .min = 0, .max = 1024,
 	  .help = "threads reading the same file through mmap read faults" },
+	{ .name = "fault-random", .type = OPT_BOOL, .off = O(fault_random), .def = "no",
+	  NORANGE,
+	  .help = "madvise(MADV_RANDOM) the fault threads' mapping: no read-around, so a fault that finds its page missing reads it, and waits for the invalidate lock, without dropping the mmap or VMA lock first" },
+	{ .name = "mprotect-threads", .type = OPT_INT, .off = O(mprotect_threads), .def = "0",
+	  .min = 0, .max = 1024,
+	  .help = "threads that mprotect() the fault threads' whole mapping back and forth (a writer of the mmap and VMA locks): their latency is how long a fault holds those locks" },
 	{ .name = "buffered-threads", .type = OPT_INT, .off = O(buffered_threads), .def = "0",
 	  .min = 0, .max = 1024,
 	  .help = "threads reading the same file through the page cache (pread)" },
@@ -87,7 +92,7 @@ static const struct opt_def dio_opts[] = {
 
 static const struct op_decl dio_ops[] = {
 	{ "read", true }, { "write", true }, { "fault", true },
-	{ "buffered_read", true }, { NULL, false },
+	{ "buffered_read", true }, { "mprotect", true }, { NULL, false },
 };
 
 static const struct counter_decl dio_counters[] = {
@@ -125,6 +130,10 @@ static int dio_check(struct rl_run *r, char *err, size_t len)
 	if (d->iopoll && d->engine != ENGINE_URING)
 		return snprintf(err, len,
 				"--iopoll needs --engine=io_uring (IORING_SETUP_IOPOLL is a ring's setting)"), -1;
+	if ((d->mprotect_threads || d->fault_random) && !d->fault_threads)
+		return snprintf(err, len,
+				"--%s acts on the fault threads' mapping: it needs --fault-threads 1 or more",
+				d->fault_random ? "fault-random" : "mprotect-threads"), -1;
 	if (d->iodepth > 1 && d->engine != ENGINE_URING)
 		return snprintf(err, len,
 				"--iodepth %llu needs --engine=io_uring (sync issues one IO at a time)",
@@ -142,6 +151,8 @@ static unsigned int dio_unused_ops(const struct rl_run *r)
 		off |= 1u << OP_FAULT;
 	if (!d->buffered_threads)
 		off |= 1u << OP_BREAD;
+	if (!d->mprotect_threads)
+		off |= 1u << OP_MPROTECT;
 	return off;
 }
 
@@ -261,6 +272,30 @@ static void fault_read_one(struct worker *w, char *map)
 	rl_op_done(w, OP_FAULT, t0, RL_PAGE);
 	if (o)
 		oracle_read_end(o, w->rd, w->buf, RL_PAGE, "read fault");
+}
+
+/*
+ * mprotect() takes the mmap lock for writing and then each VMA's lock for
+ * writing, so it waits for every fault in progress on the mapping: a fault
+ * that sleeps with either lock held stalls it, and the process's other
+ * mmap writers and faults queue behind it.  Write permission is added and
+ * removed in turn; nothing writes through it.
+ */
+static void mprotect_loop(struct worker *w, char *map)
+{
+	uint64_t len = w->run->o.size, t0;
+	bool writable = false;
+
+	while (rl_running(w)) {
+		writable = !writable;
+		t0 = rl_now();
+		if (mprotect(map, len, PROT_READ | (writable ? PROT_WRITE : 0))) {
+			rl_fail(w->run, "mprotect of the fault mapping: %s",
+				strerror(errno));
+			return;
+		}
+		rl_op_done(w, OP_MPROTECT, t0, 0);
+	}
 }
 
 static void buffered_read_one(struct worker *w)
@@ -444,7 +479,9 @@ static void dio_thread(struct worker *w)
 	const struct rl_run *r = w->run;
 	const struct dio_opts *d = r->wopts;
 
-	if (w->id >= r->o.threads + d->fault_threads) {
+	if (w->id >= r->o.threads + d->fault_threads + d->buffered_threads) {
+		mprotect_loop(w, r->priv);
+	} else if (w->id >= r->o.threads + d->fault_threads) {
 		while (rl_running(w))
 			buffered_read_one(w);
 	} else if (w->id >= r->o.threads) {
@@ -456,72 +493,14 @@ static void dio_thread(struct worker *w)
 		dio_thread_sync(w);
 }
 
-/* how many extents the file has now, or -1 without FIEMAP */
-static long file_extents(int fd)
-{
-	struct fiemap fm = { .fm_length = FIEMAP_MAX_OFFSET,
-			     .fm_flags = FIEMAP_FLAG_SYNC };
-
-	if (ioctl(fd, FS_IOC_FIEMAP, &fm))
-		return -1;
-	return fm.fm_mapped_extents;
-}
-
-/*
- * --split-pages: the extent boundary inside the first page of each IO
- * makes the first mapping of the IO one bio that ends inside a page and
- * the second mapping's bio start in the same page; under IOPOLL the first
- * can be polled (iomap polls an IO's bio only while it is the last one it
- * knows of).  Freed blocks are not reused before the journal commits, so
- * the rewrite lands elsewhere.
- */
-static int dio_split_pages(struct rl_run *r)
-{
-	struct target *t = &r->t;
-	uint64_t off, blk;
-	struct stat st;
-	long before;
-	void *buf;
-	int ret = 0;
-
-	if (fstat(t->fd, &st))
-		return EXIT_MEASURED;
-	blk = st.st_blksize;
-	if (blk >= RL_PAGE || RL_PAGE % blk) {
-		fprintf(stderr, "rlwork dio: --split-pages needs filesystem blocks smaller than a page; %s has %llu-byte blocks (make it with 1 KiB or 2 KiB blocks)\n",
-			t->path, (unsigned long long)blk);
-		return EXIT_BADINPUT;
-	}
-	if (posix_memalign(&buf, RL_PAGE, blk))
-		return EXIT_MEASURED;
-	before = file_extents(t->fd);
-	for (off = 0; off + r->o.bs <= t->size && !ret; off += r->o.bs) {
-		if (pread(t->fd, buf, blk, off + blk) != (ssize_t)blk ||
-		    fallocate(t->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-			      off + blk, blk) ||
-		    pwrite(t->dfd, buf, blk, off + blk) != (ssize_t)blk)
-			ret = EXIT_MEASURED;
-	}
-	free(buf);
-	if (ret || fsync(t->fd)) {
-		fprintf(stderr, "rlwork dio: --split-pages: rewriting block %llu of %s: %s\n",
-			(unsigned long long)((off - r->o.bs + blk) / blk),
-			t->path, strerror(errno));
-		return EXIT_MEASURED;
-	}
-	posix_fadvise(t->fd, 0, 0, POSIX_FADV_DONTNEED);
-	fprintf(r->info, "rlwork dio: --split-pages: %llu-byte blocks, %ld extents before, %ld after\n",
-		(unsigned long long)blk, before, file_extents(t->fd));
-	return 0;
-}
-
 static int dio_setup(struct rl_run *r)
 {
 	const struct dio_opts *d = r->wopts;
 	struct io_uring ring;
 	int ret;
 
-	r->nthreads = r->o.threads + d->fault_threads + d->buffered_threads;
+	r->nthreads = r->o.threads + d->fault_threads + d->buffered_threads +
+		      d->mprotect_threads;
 	if (r->bufsize < RL_PAGE)
 		r->bufsize = RL_PAGE;
 	/* room for the IO after --buf-offset, in whole pages */
@@ -529,7 +508,7 @@ static int dio_setup(struct rl_run *r)
 		r->bufsize = (r->o.bs + d->buf_offset + RL_PAGE - 1) /
 			     RL_PAGE * RL_PAGE;
 	if (d->split_pages) {
-		ret = dio_split_pages(r);
+		ret = target_split_pages(r);
 		if (ret)
 			return ret;
 	}
@@ -541,6 +520,8 @@ static int dio_setup(struct rl_run *r)
 				strerror(errno));
 			return EXIT_MEASURED;
 		}
+		if (d->fault_random)
+			madvise(r->priv, r->o.size, MADV_RANDOM);
 	}
 	if (d->engine != ENGINE_URING)
 		return 0;
@@ -579,6 +560,10 @@ WORKLOAD(wl_dio) = {
 "--buffered-threads add readers of the same pages through mmap faults and\n"
 "the page cache: with --verify the oracle checks none of them returns data\n"
 "older than a DIO write that completed before the read started.\n"
+"--mprotect-threads time mprotect() calls on the fault threads' mapping:\n"
+"each waits for the faults in progress, so its latency shows a fault that\n"
+"sleeps holding the mmap or VMA lock (--fault-random keeps read-around,\n"
+"which drops those locks for its I/O, out of the way).\n"
 "--nowait issues each sync IO with RWF_NOWAIT first (counted in\n"
 "nowait_again when the kernel declines part or all of it); with --bs of\n"
 "several MiB an IO is several bios, so the kernel can give up after the\n"

@@ -232,6 +232,7 @@ int target_open(struct rl_run *r);
 void target_close(struct rl_run *r);
 void target_abort(struct rl_run *r);
 int target_fill(struct rl_run *r, uint64_t from, uint64_t to);
+int target_split_pages(struct rl_run *r);
 
 /* whose a file is: the user.rlwork mark (target.c) */
 enum owner {

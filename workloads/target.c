@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <signal.h>
 #include <stdio.h>
@@ -421,6 +422,66 @@ int target_fill(struct rl_run *r, uint64_t from, uint64_t to)
 		}
 	}
 	free(buf);
+	return 0;
+}
+
+/* how many extents the file has now, or -1 without FIEMAP */
+static long file_extents(int fd)
+{
+	struct fiemap fm = { .fm_length = FIEMAP_MAX_OFFSET,
+			     .fm_flags = FIEMAP_FLAG_SYNC };
+
+	if (ioctl(fd, FS_IOC_FIEMAP, &fm))
+		return -1;
+	return fm.fm_mapped_extents;
+}
+
+/*
+ * dio --split-pages: move the second filesystem block of every --bs IO's
+ * first page elsewhere on the disk.  The extent boundary inside the first page of each IO
+ * makes the first mapping of the IO one bio that ends inside a page and
+ * the second mapping's bio start in the same page; under IOPOLL the first
+ * can be polled (iomap polls an IO's bio only while it is the last one it
+ * knows of).  Freed blocks are not reused before the journal commits, so
+ * the rewrite lands elsewhere.
+ */
+int target_split_pages(struct rl_run *r)
+{
+	struct target *t = &r->t;
+	uint64_t off, blk;
+	struct stat st;
+	long before;
+	void *buf;
+	int ret = 0;
+
+	if (fstat(t->fd, &st))
+		return EXIT_MEASURED;
+	blk = st.st_blksize;
+	if (blk >= RL_PAGE || RL_PAGE % blk) {
+		fprintf(stderr, "rlwork %s: --split-pages needs filesystem blocks smaller than a page; %s has %llu-byte blocks (make it with 1 KiB or 2 KiB blocks)\n",
+			r->wl->name, t->path, (unsigned long long)blk);
+		return EXIT_BADINPUT;
+	}
+	if (posix_memalign(&buf, RL_PAGE, blk))
+		return EXIT_MEASURED;
+	before = file_extents(t->fd);
+	for (off = 0; off + r->o.bs <= t->size && !ret; off += r->o.bs) {
+		if (pread(t->fd, buf, blk, off + blk) != (ssize_t)blk ||
+		    fallocate(t->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			      off + blk, blk) ||
+		    pwrite(t->dfd, buf, blk, off + blk) != (ssize_t)blk)
+			ret = EXIT_MEASURED;
+	}
+	free(buf);
+	if (ret || fsync(t->fd)) {
+		fprintf(stderr, "rlwork %s: --split-pages: rewriting block %llu of %s: %s\n",
+			r->wl->name, (unsigned long long)((off - r->o.bs + blk) / blk),
+			t->path, strerror(errno));
+		return EXIT_MEASURED;
+	}
+	posix_fadvise(t->fd, 0, 0, POSIX_FADV_DONTNEED);
+	fprintf(r->info, "rlwork %s: --split-pages: %llu-byte blocks, %ld extents before, %ld after\n",
+		r->wl->name, (unsigned long long)blk, before, file_extents(t->fd));
 	return 0;
 }
 
