@@ -3,7 +3,7 @@
 # rbtree from the patched tree that kernels/prepare-src prints (and keeps
 # no copy of them), and the patch is checkpatch --strict and kernel-doc
 # clean, with kernel-doc on every exported function.
-echo "1..6"
+echo "1..7"
 fail=0
 n=0
 res() {	# ok?, description
@@ -46,4 +46,11 @@ missing=$(sed -n 's/^EXPORT_SYMBOL_GPL(\(.*\));/\1/p' "$ksrc/lib/range_lock.c" |
 	while read -r f; do grep -q "^ \* $f - " "$ksrc/lib/range_lock.c" || echo "$f"; done)
 [ -z "$missing" ]
 res $? "every exported function has kernel-doc${missing:+ (missing: $missing)}"
+# `make bench ... DEBUG=1` (debug kernels) reaches this Makefile through
+# `make all` with DEBUG=1 on the command line, which overrides any
+# variable of that name in a sub-make: the harness's own debug flags must
+# not be called DEBUG.
+n_dbg=$(make --no-print-directory -n -B -C tests/rangelock all DEBUG=1 2>&1 | grep -c -- '-DSHIM_DEBUG')
+[ "$n_dbg" -gt 0 ]
+res $? "the harness builds with its lockdep shim under make's DEBUG=1 ($n_dbg compilations with -DSHIM_DEBUG)"
 exit $fail
