@@ -10,9 +10,13 @@
 # (io_uring IOPOLL on null_blk's poll queue, configs/debug-poll.matrix)
 # whose first bio ends inside a page the next bio starts in: an IO that
 # waited for its own polled bio would hang until the device timeout.
+# Then faults against direct writes whose completion is widened to 50 ms
+# (configs/debug-mmlock.matrix): a fault must wait for a write's range
+# without the mmap or VMA lock, or mprotect() of its mapping stalls.
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/debug-poll.sh"
-plan 17
+. "$(dirname "$0")/lib/debug-mmlock.sh"
+plan 21
 
 run runners/run bench --kernel rangelock --debug --matrix debug --baseline none --name debug-rangelock
 echo "$OUT" | tail -5 | sed 's/^/# /'
@@ -54,4 +58,7 @@ ok $? "direct IO with bios that end inside pages ran"
 
 run make --no-print-directory bench KERNEL=rangelock DEBUG=1 MATRIX=debug-poll BASELINE=none
 debug_poll_checks rangelock
+
+run make --no-print-directory bench KERNEL=rangelock DEBUG=1 MATRIX=debug-mmlock BASELINE=none
+debug_mmlock_checks rangelock
 done_testing

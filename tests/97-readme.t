@@ -48,6 +48,7 @@ rows=(
 	'^make rerun RUN=results/<run>$|test|tests/90-e2e-qemu.t|make --no-print-directory rerun RUN='
 	'^make check-race$|slow|release'
 	'^make bench KERNEL=rangelock DEBUG=1 MATRIX=debug-poll BASELINE=none$|test|tests/93-debug-rangelock.t|make --no-print-directory bench KERNEL=rangelock DEBUG=1 MATRIX=debug-poll BASELINE=none'
+	'^make bench KERNEL=rangelock DEBUG=1 MATRIX=debug-mmlock BASELINE=none$|test|tests/93-debug-rangelock.t|make --no-print-directory bench KERNEL=rangelock DEBUG=1 MATRIX=debug-mmlock BASELINE=none'
 	'^make bench-locks$|here'
 	'^make bench-generator$|slow|release'
 	'^make nightly$|slow|release'

@@ -7,10 +7,13 @@
 # truncation; IOs of several bios tried with IOCB_NOWAIT first, bios that
 # end inside pages, allocating writes with the completion widened): no
 # lockdep report, WARN, oops or hang, no data error, a clean filesystem.
-# Then polled direct IO (configs/debug-poll.matrix, as tests/93).
+# Then polled direct IO (configs/debug-poll.matrix, as tests/93), and
+# faults that must not wait for a direct write's range with the mmap or
+# VMA lock held (configs/debug-mmlock.matrix, as tests/93).
 . "$(dirname "$0")/../lib/tap.sh"
 . "$(dirname "$0")/../lib/debug-poll.sh"
-plan 16
+. "$(dirname "$0")/../lib/debug-mmlock.sh"
+plan 20
 
 run runners/run bench --kernel rwsem-range --debug --matrix debug --baseline none --name debug-rwsem-range
 echo "$OUT" | tail -5 | sed 's/^/# /'
@@ -46,4 +49,7 @@ ok $? "direct IO with bios that end inside pages ran"
 
 run make --no-print-directory bench KERNEL=rwsem-range DEBUG=1 MATRIX=debug-poll BASELINE=none
 debug_poll_checks rwsem-range
+
+run make --no-print-directory bench KERNEL=rwsem-range DEBUG=1 MATRIX=debug-mmlock BASELINE=none
+debug_mmlock_checks rwsem-range
 done_testing
