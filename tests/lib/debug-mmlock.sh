@@ -7,10 +7,12 @@
 # least a fifth of the widened write completion, or the point tested
 # nothing), and mprotect(), which waits for every fault in progress on the
 # mapping, must not have waited with them: under a quarter of its thread's
-# time in calls of a tenth of that completion or longer.  A kernel whose
-# faults wait for the range with the mmap or VMA lock held stalls
-# mprotect() most of the time (81-83% in three runs of the series with
-# that wait put back, 1-3% with it fixed).
+# time in calls of half that completion or longer (shorter stalls come
+# from the host too: a vCPU thread preempted by a build on the host).  A
+# kernel whose faults wait for the range with the mmap or VMA lock held
+# stalls mprotect() most of the time: 67-76% of the run on rangelock and
+# 73-76% on rwsem-range with that wait put back; 1-6% as it is, 9% with
+# a kernel build running beside the guest.
 debug_mmlock_checks() {
 	local v=$1 rd res failed delay_ns fault_p99 stalled
 	echo "$OUT" | tail -3 | sed 's/^/# /'
@@ -25,10 +27,10 @@ debug_mmlock_checks() {
 	fault_p99=$(jq '.ops[] | select(.name == "fault") | .lat_ns.percentiles["99"]' "${res[0]}")
 	ok "$([ "${fault_p99:-0}" -ge $((delay_ns / 5)) ]; echo $?)" \
 		"... the faults waited for the writes' ranges (fault p99 ${fault_p99:-none} ns >= $((delay_ns / 5)))"
-	# The share of the run that mprotect spent in calls of delay/10 or
+	# The share of the run that mprotect spent in calls of delay/2 or
 	# more, from the latency buckets (docs/formats.md: a bucket's middle).
 	# shellcheck disable=SC2016  # $s, $b are jq variables
-	stalled=$(jq --argjson min $((delay_ns / 10)) '
+	stalled=$(jq --argjson min $((delay_ns / 2)) '
 		def mid: if . < 64 then . else (((. / 64) | floor) - 1) as $s |
 			((64 + . % 64) * pow(2; $s)) as $lo |
 			($lo + (((pow(2; $s) - 1) / 2) | floor)) end;
@@ -36,5 +38,5 @@ debug_mmlock_checks() {
 		[.lat_ns.hist.counts | to_entries[] | (.key | tonumber | mid) as $ns |
 		 select($ns >= $min) | $ns * .value] | (add // 0) / ($rt * 1e9) * 100 | floor' "${res[0]}")
 	ok "$([ -n "$stalled" ] && [ "$stalled" -lt 25 ]; echo $?)" \
-		"... without the mmap or VMA lock: mprotect stalled ${stalled:-?}% of the run (< 25%) in calls >= $((delay_ns / 10000000)) ms"
+		"... without the mmap or VMA lock: mprotect stalled ${stalled:-?}% of the run (< 25%) in calls >= $((delay_ns / 2000000)) ms"
 }
