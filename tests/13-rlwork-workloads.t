@@ -66,6 +66,7 @@ jq_ok "mmap-punch: fault, punch and refill each have their own histogram" "$j" \
 # final pass (4096 pages of 16m) are those reads, through the oracle.
 run_split "$RLWORK" mmap-punch --file "$dir/w.dat" --size 16m --runtime 0.5 \
 	--ramp 0 --verify --fault-threads 0 --json "$j"
+# shellcheck disable=SC2016  # $p is a jq variable
 jq_ok "mmap-punch --verify: each punched chunk is read back and checked" "$j" \
 	'.status == "ok" and .verify.errors == 0 and
 	 ([.ops[] | select(.name == "punch")][0].count) as $p |

@@ -29,7 +29,7 @@ struct ts_opts {
 enum { ROLE_READ, ROLE_WRITE, ROLE_FAULT, ROLE_DIO, ROLE_DIO_WRITE, NROLES };
 enum { OP_TRUNCATE, OP_EXTEND, OP_READ, OP_WRITE, OP_FAULT, OP_DIO_READ,
        OP_DIO_WRITE };
-enum { C_SIGBUS, C_SHORT_READS };
+enum { C_SIGBUS, C_SHORT_READS, C_DIO_READ_EIO };
 
 struct ts_state {
 	char *map;
@@ -66,7 +66,7 @@ static const struct op_decl ts_ops[] = {
 
 static const struct counter_decl ts_counters[] = {
 	{ "sigbus", "faults", 0 }, { "short_reads", "reads", 0 },
-	{ NULL, NULL, 0 },
+	{ "dio_read_eio", "reads", 0 }, { NULL, NULL, 0 },
 };
 
 static __thread sigjmp_buf *fault_jmp;
@@ -179,6 +179,18 @@ static void read_one(struct worker *w, int fd, unsigned int op,
 	t0 = rl_now();
 	ret = pread(fd, w->buf, bs, off);
 	rl_op_done(w, op, t0, ret > 0 ? ret : 0);
+	/*
+	 * 6.12's ext4 reports a delayed-allocation extent to iomap, which
+	 * fails a direct read of it with EIO ("Direct I/O collision with
+	 * buffered writes!"): a write fault (ext4_page_mkwrite(), which takes
+	 * no i_rwsem) that dirtied a page after the read flushed its range
+	 * makes one.  Not the lock's doing, and every variant has it;
+	 * counted, the read returned no data.
+	 */
+	if (ret < 0 && errno == EIO && op == OP_DIO_READ) {
+		rl_count(w, C_DIO_READ_EIO);
+		return;
+	}
 	if (ret < 0) {
 		rl_fail(r, "%s at %llu: %s", how, (unsigned long long)off,
 			strerror(errno));
@@ -333,7 +345,10 @@ WORKLOAD(wl_truncate_storm) = {
 "then MADV_DONTNEED), dio (O_DIRECT pread) and diowrite (O_DIRECT pwrite,\n"
 "not in the default roles). Reads past EOF are short and\n"
 "faults past EOF get SIGBUS: both are expected, caught and counted\n"
-"(counters short_reads and sigbus). Truncation takes the invalidation lock\n"
+"(counters short_reads and sigbus). An O_DIRECT read that finds a block\n"
+"a racing mmap write fault left in delayed allocation fails with EIO\n"
+"in 6.12 ext4 (\"Direct I/O collision with buffered writes!\" on the\n"
+"console); it is counted in dio_read_eio, not a failure. Truncation takes the invalidation lock\n"
 "exclusive over [new size, end], so this measures how page creation\n"
 "scales against it and, with --verify, that nothing stale survives it.",
 	.opts = ts_opts,
