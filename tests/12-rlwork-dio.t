@@ -63,10 +63,7 @@ jq_ok "hist: only non-zero buckets, decimal string indices below 3776" "$j" \
 	 (.key | test("^[0-9]+$")) and (.key | tonumber) < 3776)] | all'
 # the percentile recomputed from the stored buckets (docs/formats.md)
 # shellcheck disable=SC2016  # $s is a jq variable
-jq_ok "p50 and p99 recomputed from the buckets match the reported ones" "$j" '
-	def mid: if . < 64 then . else (((. / 64) | floor) - 1) as $s |
-		((64 + . % 64) * pow(2; $s)) as $lo |
-		($lo + (((pow(2; $s) - 1) / 2) | floor)) end;
+jq_ok "p50 and p99 recomputed from the buckets match the reported ones" "$j" "$JQ_BUCKET_MID"'
 	def pct($p; $c; $total): ([$c | to_entries[] | {k: (.key | tonumber), v: .value}]
 		| sort_by(.k)) as $b | ([1, (($p / 100 * $total) | ceil)] | max) as $rank |
 		[foreach $b[] as $x (0; . + $x.v; if . >= $rank then $x.k else empty end)]

@@ -29,11 +29,8 @@ debug_mmlock_checks() {
 		"... the faults waited for the writes' ranges (fault p99 ${fault_p99:-none} ns >= $((delay_ns / 5)))"
 	# The share of the run that mprotect spent in calls of delay/2 or
 	# more, from the latency buckets (docs/formats.md: a bucket's middle).
-	# shellcheck disable=SC2016  # $s, $b are jq variables
-	stalled=$(jq --argjson min $((delay_ns / 2)) '
-		def mid: if . < 64 then . else (((. / 64) | floor) - 1) as $s |
-			((64 + . % 64) * pow(2; $s)) as $lo |
-			($lo + (((pow(2; $s) - 1) / 2) | floor)) end;
+	# shellcheck disable=SC2016  # $rt, $ns, $min are jq variables
+	stalled=$(jq --argjson min $((delay_ns / 2)) "$JQ_BUCKET_MID"'
 		.runtime_s as $rt | .ops[] | select(.name == "mprotect" and .count > 0) |
 		[.lat_ns.hist.counts | to_entries[] | (.key | tonumber | mid) as $ns |
 		 select($ns >= $min) | $ns * .value] | (add // 0) / ($rt * 1e9) * 100 | floor' "${res[0]}")

@@ -90,6 +90,13 @@ jq_ok() {
 	[ "$v" = true ] || echo "$3 -> $v" | diag
 }
 
+# jq: `mid` maps a latency bucket index of a result's hist to the middle
+# of the bucket, in ns (docs/formats.md); prepend it to a jq program.
+# shellcheck disable=SC2016,SC2034  # jq variables; read by the test files
+JQ_BUCKET_MID='def mid: if . < 64 then . else (((. / 64) | floor) - 1) as $s |
+	((64 + . % 64) * pow(2; $s)) as $lo |
+	($lo + (((pow(2; $s) - 1) / 2) | floor)) end;'
+
 need_rlwork() {
 	make -s -C workloads >&2 || { echo "1..0 # skip rlwork does not build"; exit 1; }
 }
