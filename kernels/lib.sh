@@ -64,17 +64,25 @@ kl_merge() {
 
 # kl_dropped CONFIG FRAGMENT...: print, one a line, each value the
 # fragments set that CONFIG does not hold, with its final value; a later
-# fragment overrides an earlier one, as in merge_config.sh.  Kconfig only
-# warns when it drops a value; a dropped value here means a kernel that is
-# not the one asked for, so callers treat any output as an error.
+# fragment overrides an earlier one, as in merge_config.sh.  A `# CONFIG_X
+# is not set` line is a value too: something that selects X turns it back
+# on.  Kconfig only warns when it drops a value; a dropped value here
+# means a kernel that is not the one asked for, so callers treat any
+# output as an error.
 kl_dropped() {
-	local config=$1 want; shift
+	local config=$1 want key; shift
 	cat "$@" | awk '
 		/^CONFIG_[A-Z0-9_]*=/ { k = $0; sub(/=.*/, "", k); v[k] = $0; next }
-		/^# CONFIG_[A-Z0-9_]* is not set/ { v[$2] = "" }
-		END { for (k in v) if (v[k] != "") print v[k] }' | sort |
+		/^# CONFIG_[A-Z0-9_]* is not set/ { v[$2] = $0 }
+		END { for (k in v) print v[k] }' | sort |
 		while IFS= read -r want; do
-			grep -qxF -- "$want" "$config" ||
-				echo "  $want (final: $(grep -E "^(# )?${want%%=*}[= ]" "$config" || echo unset))"
+			if [[ $want == '# '* ]]; then
+				key=${want#\# } key=${key%% *}
+				grep -q "^$key=" "$config" || continue
+			else
+				key=${want%%=*}
+				! grep -qxF -- "$want" "$config" || continue
+			fi
+			echo "  $want (final: $(grep -E "^$key=" "$config" || grep -E "^# $key " "$config" || echo unset))"
 		done
 }

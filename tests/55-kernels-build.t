@@ -2,10 +2,11 @@
 # kernels/build against a stand-in kernel tree (KSRC= with a Makefile that
 # imitates kbuild's targets), so its own logic is tested without a real
 # build: flavour names and fragments, exit 1 with the first errors when the
-# build fails (also when the log is far longer than a pipe holds), exit 2
-# on bad input.
+# build fails (also when the log is far longer than a pipe holds) or when
+# Kconfig drops a value of a fragment (one it sets, or one it turns off),
+# exit 2 on bad input.
 . "$(dirname "$0")/lib/tap.sh"
-plan 11
+plan 13
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -19,7 +20,8 @@ SUBLEVEL = 0
 tinyconfig:
 	@mkdir -p $(O) && : >$(O)/.config
 olddefconfig:
-	@true
+	@if [ -e $(CURDIR)/DROP ]; then sed -i '/^CONFIG_EXT4_FS=y/d' $(O)/.config; fi
+	@if [ -e $(CURDIR)/SELECT ]; then echo CONFIG_INET=y >>$(O)/.config; fi
 bzImage:
 	@if [ -e $(CURDIR)/FAIL ]; then seq 30000 | sed 's/^/drivers\/x.c: error: stand-in failure /'; exit 1; fi
 	@mkdir -p $(O)/arch/x86/boot $(O)/include/config
@@ -53,6 +55,18 @@ run kernels/build rangelock --stats
 like "$OUT" "\(ccache: 2 of 2 compilations hit, 100%\)" "a second variant counts its own hits, not the cache's totals"
 ok "$(grep -q '^CONFIG_MAPPING_LOCK_STATS=y' "$tmp/cache/build/rangelock-stats/.config"; echo $?)" \
 	"--stats adds the lock statistics"
+
+# What Kconfig does to a value whose dependency is unmet, or to an option
+# something else selects: the build must not go on with that kernel.
+touch "$src/DROP"
+run kernels/build stock
+like "$RC:$OUT" "^1:.*config values dropped by Kconfig:.*CONFIG_EXT4_FS=y \(final: unset\)" \
+	"a value a fragment sets that Kconfig drops fails the build, naming it"
+rm "$src/DROP"; touch "$src/SELECT"
+run kernels/build stock
+like "$RC:$OUT" "^1:.*config values dropped by Kconfig:.*# CONFIG_INET is not set \(final: CONFIG_INET=y\)" \
+	"so does one a fragment turns off and Kconfig turns back on"
+rm "$src/SELECT"
 
 touch "$src/FAIL"
 run kernels/build stock
