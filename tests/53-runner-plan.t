@@ -8,7 +8,7 @@
 # next` names; cost mode refuses virtio-blk and names its results -cost;
 # the flavours follow the matrix.
 . "$(dirname "$0")/lib/tap.sh"
-plan 47
+plan 59
 
 tmp=$(mktemp -d)
 made=()
@@ -39,10 +39,21 @@ while [ $# -gt 0 ]; do
 	case $1 in --plan) plan=$2 ;; --out) out=$2 ;; --variant) v=$2 ;; --mode) m=$2 ;; --device) dev=$2 ;; --cpus) cpus=$2 ;; esac
 	shift 2
 done
+# Cost boots may run side by side: the count is taken under a lock.
+exec 9>>"$STUB/lock"
+flock 9
 n=$(cat "$STUB/boots" 2>/dev/null || echo 0)
 [ -n "${STUB_DIE_AFTER:-}" ] && [ "$n" -ge "$STUB_DIE_AFTER" ] && exit 130
 echo $((n + 1)) >"$STUB/boots"
+flock -u 9
 it=$(awk 'NR == 1 {print $2}' "$plan")
+# STUB_COST_SLEEP=S: a cost boot takes S seconds; STUB_FAIL=V: V's cost
+# boots fail (exit 1) after a tenth of a second.
+echo "start $v $m $it $(date +%s.%N)" >>"$STUB/spans.log"
+if [ "$m" = cost ]; then
+	[ "${STUB_FAIL:-}" = "$v" ] && { sleep 0.1; exit 1; }
+	sleep "${STUB_COST_SLEEP:-0}"
+fi
 echo "$v $m $it $(awk '{print $1}' "$plan" | xargs)" >>"$STUB/boots.log"
 echo "$v $m $dev" >>"$STUB/devices.log"
 echo "$v $m $cpus" >>"$STUB/cpus.log"
@@ -51,6 +62,7 @@ mkdir -p "$out"
 while read -r key iter _; do
 	echo "{\"status\": \"ok\", \"boot\": $((n + 1))}" >"$out/$key-i$iter.result.json"
 done <"$plan"
+echo "end $v $m $it $(date +%s.%N)" >>"$STUB/spans.log"
 S
 cat >"$tmp/rlstat" <<'S'
 #!/bin/bash
@@ -185,6 +197,40 @@ rm "$rd"/stock/*-cost-i1.result.json "$STUB/cpus.log"
 jq '.cost.cpus = 4' "$rd/meta.json" >"$tmp/m.json" && mv "$tmp/m.json" "$rd/meta.json"
 run runners/run bench --resume "$rd"
 is "$RC:$(sort -u "$STUB/cpus.log" | xargs)" "0:stock cost 4" "RESUME keeps the cost vCPUs meta.json recorded"
+# Cost boots run side by side (RLBENCH_COST_JOBS at once, never two of one
+# variant), all before the time boots, which run one at a time.
+spans() {	# SPANS-LOG: "variant mode iteration start end" per boot
+	awk '$1 == "start" {s[$2 " " $3 " " $4] = $5} $1 == "end" {print $2, $3, $4, s[$2 " " $3 " " $4], $5}' "$1"
+}
+overlaps() {	# SPANS [same|other]: the pairs of cost boots that overlap in time
+	awk -v want="$2" '$2 == "cost" {v[n] = $1; a[n] = $4; b[n++] = $5}
+		END {for (i = 0; i < n; i++) for (j = i + 1; j < n; j++)
+			if (a[i] < b[j] && a[j] < b[i] && ((v[i] == v[j]) == (want == "same"))) c++; print c + 0}' <<<"$1"
+}
+fresh parallel
+STUB_COST_SLEEP=1 RLBENCH_COST_JOBS=2 bench --kernel rangelock --mode both --iterations 2 --seed 5
+sp=$(spans "$STUB/spans.log")
+is "$RC:$(wc -l <<<"$sp")" "0:8" "MODE=both, two variants, two cost jobs: 8 boots"
+ok "$([ "$(overlaps "$sp" other)" -gt 0 ]; echo $?)" "cost boots of two variants run at the same time"
+is "$(overlaps "$sp" same)" 0 "never two of one variant"
+is "$(awk '$2 == "cost" && $5 > m {m = $5} $2 == "time" && (f == "" || $4 < f) {f = $4} END {print (m < f)}' <<<"$sp")" 1 \
+	"every cost boot ends before the first time boot starts"
+is "$(awk '$2 == "time" {print $1, $3}' "$STUB/boots.log")" \
+	"$(jq -r '.boot_order[] | select(.mode == "time") | "\(.variant) \(.iteration)"' "$rd/meta.json")" "the time boots run one by one in the recorded order"
+is "$(jq -r '[.variants[].accel] | join(" ")' "$rd/meta.json")" "tcg tcg" "meta.json names the variants' accelerator"
+fresh serial
+STUB_COST_SLEEP=0.3 RLBENCH_COST_JOBS=1 bench --kernel rangelock --mode cost --iterations 2
+is "$RC:$(overlaps "$(spans "$STUB/spans.log")" other)" "0:0" "RLBENCH_COST_JOBS=1: one cost boot at a time"
+for bad in 0 x 100; do
+	RLBENCH_COST_JOBS=$bad run runners/run bench --matrix "$tmp/two.matrix" --kernel stock --mode cost
+	like "$RC:$OUT" "^2:run: RLBENCH_COST_JOBS='$bad' is not a number of guests from 1 to 99" "RLBENCH_COST_JOBS=$bad: exit 2, naming it"
+done
+# A cost boot whose runner fails ends the run, and stops the one beside it.
+fresh fail
+STUB_FAIL=rangelock STUB_COST_SLEEP=30 RLBENCH_COST_JOBS=2 bench --kernel rangelock --mode cost --iterations 1
+is "$RC" 1 "a failed cost boot's exit status ends the run"
+is "$(grep -c '^end' "$STUB/spans.log"):$(pgrep -fc "$tmp/qemu" || true)" "0:0" "the other boot was stopped, not left running"
+
 # Cost boots run min(runtime, 3) and min(ramp, 1) unless the matrix
 # says cost_runtime and cost_ramp; time boots the matrix's runtime.
 fresh cost-runtime
