@@ -8,7 +8,7 @@
 # next` names; cost mode refuses virtio-blk and names its results -cost;
 # the flavours follow the matrix.
 . "$(dirname "$0")/lib/tap.sh"
-plan 59
+plan 61
 
 tmp=$(mktemp -d)
 made=()
@@ -74,7 +74,11 @@ next)
 	echo "next $k $*" >>"$STUB/next.log"
 	cat "$STUB/next-$k" "$STUB/next-always" 2>/dev/null
 	exit 0 ;;
-report) exit 0 ;;
+report)
+	k=$(jq '[.boot_order[] | select(.mode == "time") | .iteration] | max' "$2/meta.json")
+	echo "report $k $*" >>"$STUB/report.log"
+	printf 'Verdict:     INCONCLUSIVE against stock (stub at %s)\n' "$k" >"$2/report.txt"
+	exit 0 ;;
 esac
 exit 2
 S
@@ -171,6 +175,10 @@ is "$(awk '$3 == 5 {print $1, $4, $5}' "$STUB/boots.log" | sort | xargs)" \
 is "$(jq '.boot_order | length' "$rd/meta.json")" 10 "no round 6 once nothing is undecided"
 like "$(head -1 "$STUB/next.log")" "^next 3 next .* --baseline stock$" "rlstat next is asked against the baseline"
 ok "$(interleaved "$(jq -r '.boot_order[] | "\(.variant)"' "$rd/meta.json")"; echo $?)" "the added rounds interleave too"
+is "$(awk '{print $2, ($NF == "--no-charts")}' "$STUB/report.log" | xargs)" "3 1 4 1 5 0" \
+	"a report without charts before each added round, the full one at the end"
+like "$OUT" "after 3 boots a variant: INCONCLUSIVE against stock \(stub at 3\); report so far: results/[0-9-]+-two-stock\+rangelock/report\.txt" \
+	"the verdict so far is printed with the report's path"
 fresh auto-max
 echo p002-buffered-rw >"$STUB/next-always"
 printf '# m\nmax_iterations 5\ninclude two.matrix\n' >"$tmp/max.matrix"
