@@ -6,7 +6,7 @@
 # Kconfig drops a value of a fragment (one it sets, or one it turns off),
 # exit 2 on bad input.
 . "$(dirname "$0")/lib/tap.sh"
-plan 13
+plan 18
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -24,10 +24,13 @@ olddefconfig:
 	@if [ -e $(CURDIR)/SELECT ]; then echo CONFIG_INET=y >>$(O)/.config; fi
 bzImage:
 	@if [ -e $(CURDIR)/FAIL ]; then seq 30000 | sed 's/^/drivers\/x.c: error: stand-in failure /'; exit 1; fi
+	@echo "start $(O) $$(date +%s.%N)" >>$(CURDIR)/kbuild.log
+	@if [ -e $(CURDIR)/SLOW ]; then sleep 2; fi
 	@mkdir -p $(O)/arch/x86/boot $(O)/include/config
 	@ccache gcc -c $(CURDIR)/a.c -o $(O)/a.o && ccache gcc -c $(CURDIR)/b.c -o $(O)/b.o
 	@echo '6.12.0$(LOCALVERSION)' >$(O)/include/config/kernel.release
 	@cat $(O)/.config >$(O)/arch/x86/boot/bzImage
+	@echo "end $(O) $$(date +%s.%N)" >>$(CURDIR)/kbuild.log
 M
 cat >"$src/scripts/kconfig/merge_config.sh" <<'M'
 #!/bin/bash
@@ -72,6 +75,27 @@ touch "$src/FAIL"
 run kernels/build stock
 is "$RC" 1 "a failed build exits 1, not 141, though its log is longer than a pipe"
 is "$(grep -c 'stand-in failure' <<<"$OUT")" 20 "and shows its first 20 errors"
+
+# Checkouts sharing one RLBENCH_CACHE: two builds of a variant at once
+# run kbuild in its directory one after the other (a KSRC tree is built
+# each time), and builds of two variants do not overlap either (the
+# source tree they read is not re-patched under them).
+rm "$src/FAIL"; touch "$src/SLOW"; : >"$src/kbuild.log"
+kernels/build imutex >"$tmp/b1.log" 2>&1 & b1=$!
+sleep 0.5
+kernels/build imutex >"$tmp/b2.log" 2>&1 & b2=$!
+kernels/build stock >"$tmp/b3.log" 2>&1 & b3=$!
+rc1=0 rc2=0 rc3=0
+wait $b1 || rc1=$?; wait $b2 || rc2=$?; wait $b3 || rc3=$?
+rm "$src/SLOW"
+is "$rc1 $rc2 $rc3" "0 0 0" "three builds at once from one cache all succeed"
+is "$(grep -c "^start $tmp/cache/build/imutex " "$src/kbuild.log")" 2 "imutex was built twice"
+like "$(cat "$tmp/b1.log" "$tmp/b2.log")" "waiting for another build of imutex to end" \
+	"the later imutex build said it waits for the other"
+ok "$(awk '$1 == "start" {if (open) exit 1; open = 1} $1 == "end" {open = 0}' "$src/kbuild.log"; echo $?)" \
+	"no two kbuilds overlapped"
+ok "$(printf 'start a 1\nstart b 2\nend a 3\nend b 4\n' | awk '$1 == "start" {if (open) exit 1; open = 1} $1 == "end" {open = 0}'; [ $? = 1 ]; echo $?)" \
+	"(the overlap check fails an overlap)"
 
 run kernels/build stock --lockdep
 like "$RC:$OUT" "^2:.*unknown option '--lockdep' \(accepted: --debug, --stats, --xfs\)" "an unknown flavour: exit 2, the accepted ones named"
