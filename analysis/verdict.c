@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What a run concluded, before any table or chart: which gated metrics
- * moved (FAIL, or better past the threshold), which are equivalent within
- * the threshold (PASS) and which are undecided (INCONCLUSIVE); and the
+ * moved (FAIL, or better past the threshold), which show no regression
+ * past the threshold (PASS) and which are undecided (INCONCLUSIVE); and the
  * mmtests-style summary, the geometric mean of the ratios per variant.
  */
 #include <math.h>
@@ -96,7 +96,7 @@ int report_overall(const struct rctx *x)
 static const char *what(int v, bool better, bool unsuited)
 {
 	return unsuited ? "unsuited" : v == V_FAIL ? "moved (FAIL)" :
-	       better ? "moved (better)" : v == V_PASS ? "equivalent" :
+	       better ? "moved (better)" : v == V_PASS ? "no regression" :
 	       "undecided";
 }
 
@@ -171,8 +171,9 @@ void report_verdict_text(FILE *f, const struct rctx *x)
 		if (it->fam == FAM_OTHER || it->v != V_PASS || it->better)
 			continue;
 		if (!pass_line++)
-			fprintf(f, "  equivalent within the threshold: %d of "
-				"%d gated metrics:\n", pass, gated);
+			fprintf(f, "  no regression past the threshold "
+				"(PASS): %d of %d gated metrics:\n", pass,
+				gated);
 		item_line(f, it);
 	}
 	fputc('\n', f);
