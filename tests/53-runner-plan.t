@@ -239,14 +239,14 @@ STUB_FAIL=rangelock STUB_COST_SLEEP=30 RLBENCH_COST_JOBS=2 bench --kernel rangel
 is "$RC" 1 "a failed cost boot's exit status ends the run"
 is "$(grep -c '^end' "$STUB/spans.log"):$(pgrep -fc "$tmp/qemu" || true)" "0:0" "the other boot was stopped, not left running"
 
-# Cost boots run min(runtime, 3) and min(ramp, 1) unless the matrix
+# Cost boots run min(runtime, 2) after 3 s of ramp unless the matrix
 # says cost_runtime and cost_ramp; time boots the matrix's runtime.
 fresh cost-runtime
 printf '# r\ninclude two.matrix\nruntime 7\nramp 2\n' >"$tmp/long.matrix"
 run runners/run bench --matrix "$tmp/long.matrix" --kernel stock --mode both --iterations 1
 rd=$(rundir); made+=("$TOP/$rd")
 is "$(grep -- '--env mode=cost' "$STUB/plans.log" | grep -o -- '--runtime [0-9]* --ramp [0-9]*' | sort -u):$(grep -- '--env mode=time' "$STUB/plans.log" | grep -o -- '--runtime [0-9]* --ramp [0-9]*' | sort -u)" \
-	"--runtime 3 --ramp 1:--runtime 7 --ramp 2" "cost boots run 3 s after 1 s of ramp, time boots the matrix's 7 and 2"
+	"--runtime 2 --ramp 3:--runtime 7 --ramp 2" "cost boots run 2 s after 3 s of ramp, time boots the matrix's 7 and 2"
 fresh cost-runtime-set
 printf '# r\ninclude two.matrix\nruntime 7\nramp 2\ncost_runtime 5\ncost_ramp 0\n' >"$tmp/long.matrix"
 run runners/run bench --matrix "$tmp/long.matrix" --kernel stock --mode cost --iterations 1
