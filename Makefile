@@ -11,6 +11,7 @@ DEBUG     ?= 0
 BASELINE  ?= stock
 MODE      ?=
 ITERATIONS ?=
+BUDGET    ?=
 THRESHOLD ?= 2%
 RESUME    ?=
 RUN       ?=
@@ -88,6 +89,8 @@ help:
 	@echo '                     QEMU icount (deterministic), or both (default: the matrix)'
 	@echo '  ITERATIONS=N|auto  bench: boots per variant; auto (time mode) adds boots'
 	@echo '                     for the points still undecided, up to max_iterations'
+	@echo '  BUDGET=none|8|8m|90s  bench: auto adds a round only if the time boots fit'
+	@echo '                     in this (default: the matrix'"'"'s budget; default.matrix 8m)'
 	@echo '  CANDIDATE=<run dir> THRESHOLD=$(THRESHOLD)  for regress'
 	@echo '  SCRATCH=<dir|dev> FORCE=1  for KERNEL=host'
 	@echo '  KSRC=<path>        build from this 6.12 tree instead of Debian'"'"'s source'
@@ -115,7 +118,8 @@ bench: all
 	@runners/run bench --kernel $(KERNEL) --matrix $(MATRIX) --accel $(ACCEL) \
 		$(if $(filter 1,$(DEBUG)),--debug) $(if $(RESUME),--resume $(RESUME)) \
 		$(if $(SCRATCH),--scratch $(SCRATCH)) $(if $(filter 1,$(FORCE)),--force) \
-		--baseline $(BASELINE) $(if $(MODE),--mode $(MODE)) $(if $(ITERATIONS),--iterations $(ITERATIONS))
+		--baseline $(BASELINE) $(if $(MODE),--mode $(MODE)) $(if $(ITERATIONS),--iterations $(ITERATIONS)) \
+		$(if $(BUDGET),--budget $(BUDGET))
 
 report: all
 	@test -n "$(RUN)" || { echo 'make report: set RUN=results/<run>' >&2; exit 2; }

@@ -147,6 +147,33 @@ void report_meta_lines(FILE *f, const struct run *r)
 	fprintf(f, "Matrix:      %s\n", buf);
 }
 
+/*
+ * Why ITERATIONS=auto added no further rounds (meta.json "auto_stop",
+ * written by runners/run): a budget that ran out leaves points the data
+ * could still have decided, and the reader should know that.
+ */
+const char *report_auto_stop(const struct run *r, char *buf, size_t len)
+{
+	json_t *a = json_object_get(r->meta, "auto_stop");
+	const char *rule = json_string_value(json_object_get(a, "rule"));
+	size_t n = json_array_size(json_object_get(a, "undecided"));
+
+	if (!rule)
+		return NULL;
+	if (!strcmp(rule, "budget"))
+		snprintf(buf, len, "auto: the budget (%s) left no time for the "
+			 "next round; %zu point%s undecided",
+			 json_string_value(json_object_get(r->meta, "budget")) ?:
+			 "?", n, n == 1 ? "" : "s");
+	else if (!strcmp(rule, "max_iterations"))
+		snprintf(buf, len, "auto: max_iterations reached");
+	else if (!strcmp(rule, "decided"))
+		snprintf(buf, len, "auto: every point decided");
+	else
+		return NULL;
+	return buf;
+}
+
 /* <dir>/meta.json, checked: every run the runners write has one. */
 json_t *meta_load(const char *dir)
 {

@@ -175,6 +175,7 @@ static void header(FILE *f, const struct rctx *x)
 	int *o = variant_order(r, x->base);
 	int i, k, lo = 1 << 30, hi = 0, nfail = 0, modes = 0;
 	struct group *g;
+	char stop[160];
 
 	name = name && name[1] ? name + 1 : r->dir;
 	fprintf(f, "rlbench report: %s\n\n", name);
@@ -207,6 +208,8 @@ static void header(FILE *f, const struct rctx *x)
 	else
 		fprintf(f, "Iterations:  %d to %d boots per point and "
 			"variant\n", lo, hi);
+	if (report_auto_stop(r, stop, sizeof(stop)))
+		fprintf(f, "             (%s)\n", stop);
 	fprintf(f, "Results:     %d files, %d points, %d variants, "
 		"%d failed iterations\n", r->nfiles, r->npoints,
 		r->nvariants, nfail);

@@ -69,3 +69,20 @@ params_of() {
 		jq -c '.params // empty' 2>/dev/null) || true
 	echo "${p:-{\}}"
 }
+
+# budget_seconds VALUE: the seconds of a time budget (BUDGET=, the
+# matrix's `budget`): "none" (prints nothing), whole minutes ("8", "8m")
+# or seconds ("90s"), from 1 s to 7 days.  Returns 1 on anything else.
+budget_seconds() {
+	local n
+	case $1 in
+	none) return 0 ;;
+	*s) n=${1%s} ;;
+	*m) n=${1%m} ;;
+	*) n=$1 ;;
+	esac
+	[[ $n =~ ^[1-9][0-9]{0,5}$ ]] || return 1
+	[[ $1 == *s ]] || n=$((n * 60))
+	[ "$n" -le 604800 ] || return 1
+	echo "$n"
+}

@@ -4,7 +4,7 @@
 # loop driven by it on a synthetic run, ending with a verdict.
 . "$(dirname "$0")/lib/tap.sh"
 [ -x analysis/rlstat ] || make -s -C analysis >/dev/null || exit 2
-plan 12
+plan 14
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -55,6 +55,18 @@ grep -q 'moved (FAIL) *rangelock *p001-dio *Gmean read ops/s' "$tmp/run/report.t
 ok $? "the final report FAILs the planted regression"
 grep -q 'moved (FAIL) *rangelock *p00[02]-dio' "$tmp/run/report.txt"
 ok $((!$?)) "... and nothing else"
+
+# A run the budget stopped says so in the report's header, with how many
+# points were left undecided; one every point of which was decided, that.
+jq '.budget = "8m" | .auto_stop = {rule: "budget", rounds: 3, undecided: ["p001-dio", "p002-dio"]}' \
+	"$tmp/full/meta.json" >"$tmp/m.json" && cp "$tmp/m.json" "$tmp/run/meta.json"
+$R report "$tmp/run" --no-charts >/dev/null 2>&1
+grep -A1 '^Iterations:' "$tmp/run/report.txt" | grep -qx ' *(auto: the budget (8m) left no time for the next round; 2 points undecided)'
+ok $? "the report says the budget stopped the rounds, with 2 points undecided"
+jq '.auto_stop = {rule: "decided", rounds: 5, undecided: []}' "$tmp/full/meta.json" >"$tmp/run/meta.json"
+$R report "$tmp/run" --no-charts >/dev/null 2>&1
+grep -A1 '^Iterations:' "$tmp/run/report.txt" | grep -qx ' *(auto: every point decided)'
+ok $? "... or that every point was decided"
 
 # Nothing to decide: one variant, cost mode only, or every point at max.
 analysis/rlsynth "$tmp/one" --variants stock --iterations 3 >/dev/null

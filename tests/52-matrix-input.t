@@ -39,6 +39,10 @@ cases=(
 	"cost-ramp-word|m.matrix:1|cost_ramp needs a whole number, got 'x' \(accepted: 0\.\.600\)|cost_ramp x\npoint dio\n"
 	"zero-iterations|m.matrix:1|iterations '08' has a leading zero.*accepted: 1\.\.100 or auto|iterations 08\npoint dio\n"
 	"zero-max-iterations|m.matrix:1|max_iterations '03' has a leading zero.*accepted: 3\.\.100|max_iterations 03\npoint dio\n"
+	"budget-word|m.matrix:1|budget 'soon' is not a time \(accepted: none, or minutes: 8, 8m, or seconds: 90s; from 1 s to 7 days\)|budget soon\npoint dio\n"
+	"budget-zero|m.matrix:1|budget '0m' is not a time \(accepted: none|budget 0m\npoint dio\n"
+	"budget-long|m.matrix:1|budget '10081' is not a time \(accepted:.*to 7 days|budget 10081\npoint dio\n"
+	"budget-hours|m.matrix:1|budget '2h' is not a time|budget 2h\npoint dio\n"
 	"zero-threads|m.matrix:1|threads value '08' has a leading zero.*accepted: whole numbers from 1 without leading zeros|threads 1 08\npoint dio\n"
 	"zero-point-threads|m.matrix:1|'02' has a leading zero \(accepted: numbers written without leading zeros\)|point dio --threads 02\n"
 	"zero-point-size|m.matrix:1|'--size=064m' has a leading zero \(accepted:|point dio --size=064m\n"
@@ -97,7 +101,7 @@ cases=(
 	"unknown-setting|m.matrix:2|unknown setting 'bogus' \(accepted: .*include point\)|point dio\nbogus 1\n"
 	"xfs-small|m.matrix:2|fs xfs needs disk_mb 300 or more.*accepted: disk_mb 300|fs xfs\ndisk_mb 200\npoint dio\n"
 )
-plan $(( ${#cases[@]} * 3 + 43 ))
+plan $(( ${#cases[@]} * 3 + 48 ))
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -147,6 +151,7 @@ printf 'point dio\n' >"$tmp/d.matrix"
 out=$("$M" "$tmp/d.matrix" --cpus 3)
 like "$out" $'set mode time\n' "mode defaults to time"
 like "$out" $'set max_iterations 10\n' "max_iterations defaults to 10"
+like "$out" $'set budget none\n' "budget defaults to none"
 like "$out" $'set iterations 3\n' "iterations defaults to 3"
 like "$out" $'set cpus 3\n' "--cpus sets the default cpus"
 like "$out" $'set cost_runtime 2\nset cost_ramp 3' "cost mode runs 2 s after 3 s of ramp by default"
@@ -157,6 +162,10 @@ is "$("$M" "$tmp/short.matrix" | grep -E '^set cost_' | xargs)" \
 printf 'mode cost\niterations 5\nmax_iterations 4\npoint dio\n' >"$tmp/s.matrix"
 is "$("$M" "$tmp/s.matrix" | grep -E '^set (mode|iterations|max_iterations) ' | sort | xargs)" \
 	"set iterations 5 set max_iterations 4 set mode cost" "mode, iterations and max_iterations are passed on"
+for b in 8 8m 90s 10080; do
+	printf 'budget %s\npoint dio\n' "$b" >"$tmp/s.matrix"
+	is "$("$M" "$tmp/s.matrix" | grep '^set budget')" "set budget $b" "budget $b is accepted and passed on"
+done
 printf 'mode both\niterations auto\npoint dio\n' >"$tmp/s.matrix"
 is "$("$M" "$tmp/s.matrix" | grep -E '^set (mode|iterations) ' | sort | xargs)" \
 	"set iterations auto set mode both" "iterations auto with mode both"

@@ -8,7 +8,7 @@
 # next` names; cost mode refuses virtio-blk and names its results -cost;
 # the flavours follow the matrix.
 . "$(dirname "$0")/lib/tap.sh"
-plan 61
+plan 68
 
 tmp=$(mktemp -d)
 made=()
@@ -53,6 +53,10 @@ echo "start $v $m $it $(date +%s.%N)" >>"$STUB/spans.log"
 if [ "$m" = cost ]; then
 	[ "${STUB_FAIL:-}" = "$v" ] && { sleep 0.1; exit 1; }
 	sleep "${STUB_COST_SLEEP:-0}"
+fi
+# STUB_TIME_SLEEP=B,P: a time boot takes B seconds plus P a point.
+if [ "$m" = time ] && [ -n "${STUB_TIME_SLEEP:-}" ]; then
+	sleep "$(awk -v n="$(wc -l <"$plan")" -v s="$STUB_TIME_SLEEP" 'BEGIN {split(s, a, ","); print a[1] + n * a[2]}')"
 fi
 echo "$v $m $it $(awk '{print $1}' "$plan" | xargs)" >>"$STUB/boots.log"
 echo "$v $m $dev" >>"$STUB/devices.log"
@@ -185,6 +189,24 @@ printf '# m\nmax_iterations 5\ninclude two.matrix\n' >"$tmp/max.matrix"
 run runners/run bench --matrix "$tmp/max.matrix" --kernel rangelock --iterations auto
 rd=$(rundir); made+=("$TOP/$rd")
 is "$(jq '[.boot_order[].iteration] | max' "$rd/meta.json")" 5 "a point never decided stops at max_iterations"
+is "$(jq -c .auto_stop "$rd/meta.json")" '{"rule":"max_iterations","rounds":5,"undecided":[]}' "meta.json says why the rounds ended"
+# BUDGET: a round is added only if the time boots fit in it, by the last
+# boot's seconds less its points' own (here 1 s + 1 s a point, each point
+# 1 s of runtime): 6 boots of 3 s, then a round of one point, 2 x 2 s,
+# ends at 22 s, inside 24 s; the next would end at 26 s.
+fresh budget
+echo p001-dio >"$STUB/next-always"
+STUB_TIME_SLEEP=1,1 bench --kernel rangelock --iterations auto --budget 24s
+is "$RC:$(jq '[.boot_order[].iteration] | max' "$rd/meta.json")" 0:4 "BUDGET=24s: one round added, not two"
+is "$(jq -c .auto_stop "$rd/meta.json")" '{"rule":"budget","rounds":4,"undecided":["p001-dio"]}' \
+	"meta.json: the budget stopped it, with the point still undecided"
+is "$(jq -r '[.boot_order[] | (.seconds | floor)] | map(tostring) | join(" ")' "$rd/meta.json")" "3 3 3 3 3 3 2 2" \
+	"each time boot's host seconds are recorded"
+like "$OUT" "budget 24s: round 5 \(1 points, about 4 s\) would take the time boots from 2[0-9] s to past 24 s; stopping with 1 point\(s\) undecided" \
+	"the log says why no round 5"
+is "$(jq -r '[.budget, .budget_s, .requested.budget] | join(" ")' "$rd/meta.json")" "24s 24 24s" "meta.json records the budget"
+run runners/run bench --matrix "$tmp/two.matrix" --kernel rangelock --budget soon
+like "$RC:$OUT" "^2:run: BUDGET='soon' is not a time \(accepted: none, or minutes: 8, 8m, or seconds: 90s" "BUDGET=soon: exit 2, naming it"
 
 # Cost mode: results named -cost, env.mode=cost, a memory device.
 fresh both
