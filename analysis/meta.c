@@ -157,14 +157,21 @@ const char *report_auto_stop(const struct run *r, char *buf, size_t len)
 	json_t *a = json_object_get(r->meta, "auto_stop");
 	const char *rule = json_string_value(json_object_get(a, "rule"));
 	size_t n = json_array_size(json_object_get(a, "undecided"));
+	json_int_t b = json_integer_value(json_object_get(r->meta, "budget_s"));
+	char bs[32];
 
 	if (!rule)
 		return NULL;
+	if (b <= 0)
+		snprintf(bs, sizeof(bs), "?");
+	else if (b % 60)
+		snprintf(bs, sizeof(bs), "%lld s", (long long)b);
+	else
+		snprintf(bs, sizeof(bs), "%lld min", (long long)b / 60);
 	if (!strcmp(rule, "budget"))
 		snprintf(buf, len, "auto: the budget (%s) left no time for the "
-			 "next round; %zu point%s undecided",
-			 json_string_value(json_object_get(r->meta, "budget")) ?:
-			 "?", n, n == 1 ? "" : "s");
+			 "next round; %zu point%s undecided", bs, n,
+			 n == 1 ? "" : "s");
 	else if (!strcmp(rule, "max_iterations"))
 		snprintf(buf, len, "auto: max_iterations reached");
 	else if (!strcmp(rule, "decided"))

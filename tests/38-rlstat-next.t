@@ -58,10 +58,10 @@ ok $((!$?)) "... and nothing else"
 
 # A run the budget stopped says so in the report's header, with how many
 # points were left undecided; one every point of which was decided, that.
-jq '.budget = "8m" | .auto_stop = {rule: "budget", rounds: 3, undecided: ["p001-dio", "p002-dio"]}' \
+jq '.budget = "8m" | .budget_s = 480 | .auto_stop = {rule: "budget", rounds: 3, undecided: ["p001-dio", "p002-dio"]}' \
 	"$tmp/full/meta.json" >"$tmp/m.json" && cp "$tmp/m.json" "$tmp/run/meta.json"
 $R report "$tmp/run" --no-charts >/dev/null 2>&1
-grep -A1 '^Iterations:' "$tmp/run/report.txt" | grep -qx ' *(auto: the budget (8m) left no time for the next round; 2 points undecided)'
+grep -A1 '^Iterations:' "$tmp/run/report.txt" | grep -qx ' *(auto: the budget (8 min) left no time for the next round; 2 points undecided)'
 ok $? "the report says the budget stopped the rounds, with 2 points undecided"
 jq '.auto_stop = {rule: "decided", rounds: 5, undecided: []}' "$tmp/full/meta.json" >"$tmp/run/meta.json"
 $R report "$tmp/run" --no-charts >/dev/null 2>&1

@@ -202,7 +202,7 @@ is "$(jq -c .auto_stop "$rd/meta.json")" '{"rule":"budget","rounds":4,"undecided
 	"meta.json: the budget stopped it, with the point still undecided"
 is "$(jq -r '[.boot_order[] | (.seconds | floor)] | map(tostring) | join(" ")' "$rd/meta.json")" "3 3 3 3 3 3 2 2" \
 	"each time boot's host seconds are recorded"
-like "$OUT" "budget 24s: round 5 \(1 points, about 4 s\) would take the time boots from 2[0-9] s to past 24 s; stopping with 1 point\(s\) undecided" \
+like "$OUT" "budget 24 s: round 5 \(1 points, about 4 s\) would take the time boots from 2[0-9] s past it; stopping with 1 point\(s\) undecided" \
 	"the log says why no round 5"
 is "$(jq -r '[.budget, .budget_s, .requested.budget] | join(" ")' "$rd/meta.json")" "24s 24 24s" "meta.json records the budget"
 run runners/run bench --matrix "$tmp/two.matrix" --kernel rangelock --budget soon
