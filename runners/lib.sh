@@ -72,7 +72,10 @@ params_of() {
 
 # budget_seconds VALUE: the seconds of a time budget (BUDGET=, the
 # matrix's `budget`): "none" (prints nothing), whole minutes ("8", "8m")
-# or seconds ("90s"), from 1 s to 7 days.  Returns 1 on anything else.
+# or seconds ("90s"), from 1 s to 7 days.  Returns 1 on anything else,
+# for which BUDGET_ACCEPTED is the message's tail.
+# shellcheck disable=SC2034  # used by the scripts that source this file
+BUDGET_ACCEPTED="(accepted: none, or minutes: 8, 8m, or seconds: 90s; from 1 s to 7 days)"
 budget_seconds() {
 	local n
 	case $1 in
