@@ -397,32 +397,53 @@ static int check_punch(struct rl_run *r, struct target *t)
 	return bad(r, "fallocate(PUNCH_HOLE): %s", strerror(errno));
 }
 
-/* stops at SIGINT/SIGTERM with EINTR, so the caller can clean up */
+/*
+ * The fill writes around the page cache where the file allows it: the pages
+ * would be dropped right after (every point starts cold), and allocating
+ * and copying them was most of a point's setup (under TCG 0.5-0.7 s of
+ * guest time for 128 MiB, against about 0.15 s written directly).  A file
+ * that refuses O_DIRECT, or a chunk the filesystem cannot write directly
+ * (EINVAL: an unaligned tail), goes through the cache as before.
+ *
+ * Stops at SIGINT/SIGTERM with EINTR, so the caller can clean up.
+ */
 int target_fill(struct rl_run *r, uint64_t from, uint64_t to)
 {
 	struct target *t = &r->t;
 	uint64_t off, n, i;
+	int flags, ret = 0;
+	ssize_t done;
+	bool direct;
 	char *buf;
 
 	if (posix_memalign((void **)&buf, RL_PAGE, FILL_CHUNK))
 		return -1;
-	for (off = from; off < to; off += n) {
+	flags = fcntl(t->fd, F_GETFL);
+	direct = flags >= 0 && !(flags & O_DIRECT) &&
+		 !fcntl(t->fd, F_SETFL, flags | O_DIRECT);
+	for (off = from; off < to && !ret; off += n) {
 		if (rl_interrupted) {
-			free(buf);
 			errno = EINTR;
-			return -1;
+			ret = -1;
+			break;
 		}
 		n = to - off < FILL_CHUNK ? to - off : FILL_CHUNK;
 		for (i = 0; i < n; i += RL_PAGE)
 			tag_fill_page(buf + i, t->file_id, (off + i) / RL_PAGE,
 				      1);
-		if (pwrite(t->fd, buf, n, off) != (ssize_t)n) {
-			free(buf);
-			return -1;
+		done = pwrite(t->fd, buf, n, off);
+		if (done < 0 && errno == EINVAL && direct) {
+			direct = false;
+			fcntl(t->fd, F_SETFL, flags);
+			done = pwrite(t->fd, buf, n, off);
 		}
+		if (done != (ssize_t)n)
+			ret = -1;
 	}
+	if (direct)
+		fcntl(t->fd, F_SETFL, flags);
 	free(buf);
-	return 0;
+	return ret;
 }
 
 /* how many extents the file has now, or -1 without FIEMAP */
