@@ -502,6 +502,19 @@ static void same_label(struct run *r, const int *ref, struct doc *d, int k)
 	}
 }
 
+/* a MODE=both run has two test systems: the header names both */
+static void note_env(struct run *r, json_t *env)
+{
+	const char *mode = json_string_value(json_object_get(env, "mode"));
+
+	if (!r->env)
+		r->env = json_incref(env);
+	else if (!r->env_other && mode &&
+		 strcmp(mode, json_string_value(json_object_get(r->env,
+				"mode")) ?: ""))
+		r->env_other = json_incref(env);
+}
+
 struct run *run_load(const char *dir, double conf)
 {
 	static char *loaded;
@@ -528,8 +541,7 @@ struct run *run_load(const char *dir, double conf)
 			r->variants[r->nvariants++] = ds.d[i].variant;
 		}
 		ds.d[i].point = find_point(r, &ds.d[i]);
-		if (!r->env)
-			r->env = json_incref(json_object_get(ds.d[i].j, "env"));
+		note_env(r, json_object_get(ds.d[i].j, "env"));
 		if (strcmp(json_string_value(json_object_get(ds.d[i].j,
 				"status")), "ok"))
 			continue;

@@ -113,10 +113,31 @@ static void put_scalar(char *buf, size_t len, json_t *v, const char *suffix)
 		snprintf(buf + l, len - l, "%g%s", json_real_value(v), suffix);
 }
 
+/* the guest the results ran in; its mode named when the run had two */
+static void test_system_line(FILE *f, const char *lead, json_t *env,
+			     json_t *other)
+{
+	char buf[256];
+
+	buf[0] = 0;
+	put_scalar(buf, sizeof(buf), json_object_get(env, "runner"), "");
+	put_scalar(buf, sizeof(buf), json_object_get(env, "cpus"), " cpus");
+	put_scalar(buf, sizeof(buf), json_object_get(env, "mem_mb"), " MiB");
+	put_scalar(buf, sizeof(buf), json_object_get(env, "fs"), "");
+	put_scalar(buf, sizeof(buf), json_object_get(env, "device"), "");
+	fprintf(f, "%s%s", lead, *buf ? buf : "unknown");
+	if (other)
+		fprintf(f, " (%s mode)", json_string_value(json_object_get(env,
+			"mode")) ?: "unnamed");
+	fputc('\n', f);
+}
+
 void report_meta_lines(FILE *f, const struct run *r)
 {
 	json_t *m = r->meta, *host = json_object_get(m, "host");
 	json_t *suite = json_object_get(m, "suite");
+	json_t *a = r->env, *b = r->env_other;
+	const char *mode;
 	char buf[256];
 
 	buf[0] = 0;
@@ -125,14 +146,14 @@ void report_meta_lines(FILE *f, const struct run *r)
 	put_scalar(buf, sizeof(buf), json_object_get(host, "mem_mb"), " MiB");
 	put_scalar(buf, sizeof(buf), json_object_get(host, "kernel"), "");
 	fprintf(f, "Machine:     %s\n", buf);
-	buf[0] = 0;
-	put_scalar(buf, sizeof(buf), json_object_get(r->env, "runner"), "");
-	put_scalar(buf, sizeof(buf), json_object_get(r->env, "cpus"), " cpus");
-	put_scalar(buf, sizeof(buf), json_object_get(r->env, "mem_mb"),
-		   " MiB");
-	put_scalar(buf, sizeof(buf), json_object_get(r->env, "fs"), "");
-	put_scalar(buf, sizeof(buf), json_object_get(r->env, "device"), "");
-	fprintf(f, "Test system: %s\n", *buf ? buf : "unknown");
+	if (b && (mode = json_string_value(json_object_get(a, "mode"))) &&
+	    !strcmp(mode, "cost")) {	/* in the order of the sections */
+		a = r->env_other;
+		b = r->env;
+	}
+	test_system_line(f, "Test system: ", a, b);
+	if (b)
+		test_system_line(f, "             ", b, a);
 	fprintf(f, "Suite:       %s%s\n",
 		json_string_value(json_object_get(suite, "commit")),
 		json_is_true(json_object_get(suite, "dirty")) ?

@@ -123,7 +123,8 @@ struct point {
 struct run {
 	char *dir;
 	json_t *meta;		/* NULL if absent */
-	json_t *env;		/* env of the first result, for the header */
+	/* env of the first result, and of the first of the other mode */
+	json_t *env, *env_other;
 	char **variants;
 	int nvariants;
 	struct point **points;

@@ -250,6 +250,12 @@ static json_t *result(const struct opts *o, gsl_rng *rng, int v, int t,
 	if (o->mode)
 		json_object_set_new(json_object_get(j, "env"), "mode",
 				    json_string(cost ? "cost" : "time"));
+	if (cost) {	/* runners/boot's cost guest: one vCPU, the disk on brd */
+		json_object_set_new(json_object_get(j, "env"), "cpus",
+				    json_integer(1));
+		json_object_set_new(json_object_get(j, "env"), "device",
+				    json_string("brd"));
+	}
 	return j;
 }
 

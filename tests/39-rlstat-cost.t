@@ -5,7 +5,7 @@
 # an A/A pair PASSes. MODE=both runs hold both kinds of result.
 . "$(dirname "$0")/lib/tap.sh"
 [ -x analysis/rlstat ] || make -s -C analysis >/dev/null || exit 2
-plan 19
+plan 20
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -66,6 +66,10 @@ txt=$(cat "$tmp/both/report.txt")
 [ "$RC" = 0 ] && [[ $txt == *"== Time mode"*"== Cost mode"* ]] &&
 	[[ $txt == *"Mode:        time and cost (separate sections, never compared)"* ]]
 ok $? "MODE=both: one report, a time section and a cost section"
+grep -q '^Test system: qemu, 2 cpus, 2048 MiB, ext4, virtio-blk (time mode)$' <<<"$txt" &&
+	grep -q '^             qemu, 1 cpus, 2048 MiB, ext4, brd (cost mode)$' <<<"$txt" &&
+	! grep -q '(cost mode)$' "$tmp/c1/report.txt"
+ok $? "MODE=both: the header names each mode's test system; a one-mode run names one, unlabelled"
 [ "$(grep -c '^Across the matrix' <<<"$txt")" = 2 ] &&
 	[ -s "$tmp/both/relative-insn-per-op.svg" ] && [ -s "$tmp/both/cost-01-dio-read.svg" ] &&
 	[ ! -e "$tmp/both/lat-p000-dio-cost-read.svg" ]
