@@ -33,7 +33,7 @@ static const struct opt_def brw_opts[] = {
 	IOPAT_OPTS(struct brw_opts, io),
 	{ .name = "cache", .type = OPT_ENUM, .off = O(cache), .def = "warm",
 	  NORANGE, .choices = cache_choices,
-	  .help = "warm: file read into the page cache first; cold: each block dropped (fadvise DONTNEED) after it is used" },
+	  .help = "warm: file read into the page cache first; cold: each block dropped (fadvise DONTNEED) after it is used, and random offsets read without readahead (fadvise RANDOM)" },
 	OPT_END
 };
 
@@ -101,6 +101,14 @@ static void brw_thread(struct worker *w)
 	struct iopat p;
 
 	iopat_init(&p, w, &b->io);
+	/*
+	 * A random read that happens to follow the block read before it
+	 * starts readahead, whose pages the block-sized DONTNEED leaves
+	 * cached: "cold" reads would hit them more and more.  Each read
+	 * brings in its own block only.
+	 */
+	if (b->cache == CACHE_COLD && p.pattern == PATTERN_RAND)
+		posix_fadvise(w->fd, 0, 0, POSIX_FADV_RANDOM);
 	while (rl_running(w))
 		brw_one(w, &p, b->cache == CACHE_COLD);
 }
@@ -130,7 +138,9 @@ WORKLOAD(wl_buffered_rw) = {
 "same --rw, --layout and --pattern choices as dio. --cache=warm reads the\n"
 "whole file into the page cache first so reads hit; --cache=cold drops each\n"
 "block after using it (fadvise DONTNEED) so every read creates page-cache\n"
-"folios, the path that takes the invalidation lock shared.",
+"folios, the path that takes the invalidation lock shared; with random\n"
+"offsets it also turns readahead off (fadvise RANDOM), whose pages the\n"
+"block-sized DONTNEED would leave behind for later reads to hit.",
 	.opts = brw_opts,
 	.opts_size = sizeof(struct brw_opts),
 	.ops = brw_ops,
