@@ -29,7 +29,7 @@ cases=(
 for w in $("$RLWORK" --list); do
 	printf '%s\n' "${cases[@]}" | grep -qE "^[^|]*[|]$w( |$)" || cases+=("|$w")
 done
-plan $(( ${#cases[@]} * 2 + 5 ))
+plan $(( ${#cases[@]} * 2 + 6 ))
 
 trap 'rm -rf "$dir"' EXIT
 j=$dir/r.json
@@ -87,6 +87,31 @@ if command -v fincore >/dev/null; then
 else
 	skip "fincore (util-linux) not installed"
 fi
+
+# --keep-index: the last page of every 64 stays cached (the run never
+# reads the blocks that hold one), and nothing else does.  The host may
+# reclaim a few kept pages during the run; it never caches others.
+run_split "$RLWORK" buffered-rw --rw read --cache cold --keep-index --size 16m \
+	--runtime 1 --ramp 0.2 --keep --file "$dir/k.dat"
+cached=$(python3 -c '
+import ctypes, mmap, os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+size = os.fstat(fd).st_size
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                      ctypes.c_int, ctypes.c_int, ctypes.c_long]
+addr = libc.mmap(None, size, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
+vec = (ctypes.c_ubyte * (size // 4096))()
+if libc.mincore(ctypes.c_void_p(addr), ctypes.c_size_t(size), vec):
+    sys.exit("mincore: " + os.strerror(ctypes.get_errno()))
+print(" ".join(str(i) for i, v in enumerate(vec) if v & 1))
+' "$dir/k.dat" 2>&1)
+odd=$(tr ' ' '\n' <<<"$cached" | awk 'NF && ($1 !~ /^[0-9]+$/ || $1 % 64 != 63)' | head -c 200)
+n=$(wc -w <<<"$cached")
+[ "$rc" -eq 0 ] && [ -z "$odd" ] && [ "$n" -ge 48 ] && [ "$n" -le 64 ]
+ok $? "buffered-rw --cache cold --keep-index: only kept pages cached ($n of 64${odd:+; not kept: $odd})"
+rm -f "$dir/k.dat"
 
 # the analysis side's schema check, when it is built
 if [ -x analysis/rlstat ]; then

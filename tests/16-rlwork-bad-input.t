@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 need_rlwork
 scratch_dir
-plan 22
+plan 25
 
 mnt=""
 # shellcheck disable=SC2317  # run from the EXIT trap
@@ -86,5 +86,14 @@ else
 fi
 expect_bad "readahead: file too small for the threads" "file too small" \
 	"$RLWORK" readahead --threads 16 --bs 128k --size 1m --dry-run
+expect_bad "buffered-rw --keep-index needs --cache cold" \
+	"--keep-index is for --cache=cold" \
+	"$RLWORK" buffered-rw --keep-index --size 1m --dry-run
+expect_bad "buffered-rw --keep-index refuses blocks over half a leaf" \
+	"--keep-index: --bs 262144 would put a kept page in most blocks (accepted: --bs up to 131072)" \
+	"$RLWORK" buffered-rw --cache cold --keep-index --bs 256k --size 1m --dry-run
+expect_bad "buffered-rw --keep-index refuses slices smaller than a leaf" \
+	"--keep-index: each thread reads 131072 bytes of the file, less than the 262144" \
+	"$RLWORK" buffered-rw --cache cold --keep-index --layout disjoint --threads 8 --size 1m --dry-run
 
 done_testing
