@@ -89,3 +89,16 @@ budget_seconds() {
 	[ "$n" -le 604800 ] || return 1
 	echo "$n"
 }
+
+# cost_machine MEM_MB: QEMU's -machine for a cost-mode guest of MEM_MB for
+# the points (the memory device comes on top).  Little RAM below 4 GiB, so
+# nearly all of it is ZONE_NORMAL: the device's pages come from there and
+# leave the points' memory free in the same zone.  With QEMU's default (3
+# GiB below 4 GiB once a guest has 3.5 GiB) the device filled ZONE_NORMAL
+# to its watermark, and whether an allocation was served there or fell
+# back to ZONE_DMA32 changed as the free count moved: stock's cold
+# buffered read cost 11705 to 11736 insn/op from boot to boot, 11644.0 in
+# each boot with this, and readahead's 0.9% steps went too.
+cost_machine() {
+	echo "pc,max-ram-below-4g=$(($1 / 2 < 1024 ? $1 / 2 : 1024))M"
+}

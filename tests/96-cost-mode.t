@@ -5,7 +5,7 @@
 # direct read (a determinism check, not a timing one), and a cost matrix on
 # virtio-blk is refused before anything boots.
 . "$(dirname "$0")/lib/tap.sh"
-plan 11
+plan 12
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -34,6 +34,11 @@ is "$(jq -r '"\(.env.mode) \(.env.accel) \(.env.device)"' "${res[0]}")" "cost tc
 # (the .cmd file is printf %q: commas may come back escaped)
 grep -qE -- '-icount shift=0\\?,sleep=off\\?,align=off' "$rd"/stock/qemu-boot1.cmd
 ok $? "the guest ran under icount"
+# Nearly all RAM above 4 GiB (runners/lib.sh cost_machine): half of mem_mb
+# below, so brd's pages and the points' come from one zone.
+grep -qE -- '-machine pc\\?,max-ram-below-4g=256M' "$rd"/stock/qemu-boot1.cmd &&
+	jq -e '.cost.qemu | endswith("-machine pc,max-ram-below-4g=256M")' "$rd/meta.json" >/dev/null
+ok $? "the guest had 256 MiB below 4 GiB, and meta.json says so"
 is "$(find "$rd"/stock -name 'qemu-boot*.cmd' | wc -l)" 2 "one boot per iteration"
 
 # Calibration: 2 x loops instructions per op, plus the op's bookkeeping
