@@ -161,8 +161,8 @@ static void brw_thread(struct worker *w)
  * A miss into an otherwise empty index allocates the leaf and the nodes
  * above it, and the DONTNEED after it frees them through RCU: in cost mode
  * that made a cold read's instruction count follow the slab allocator's
- * state (stock: 13095 to 13399 insn/op from point to point, 11576 to 11578
- * with the kept pages).  One cached page per leaf keeps every node
+ * state (stock: 13095 to 13399 insn/op from point to point, 11651.0 in
+ * every boot with the kept pages; README.md names the runs).  One cached page per leaf keeps every node
  * allocated.  Read without readahead so only that page comes in.
  */
 static int brw_keep_index(struct rl_run *r)
