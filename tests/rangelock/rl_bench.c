@@ -203,7 +203,7 @@ static void run_point(struct point *p)
 
 /* Uncontended pairs; noinline keeps each loop honest about call cost. */
 #define PAIR_LOOP(name, lock_stmt, unlock_stmt)				\
-static __attribute__((noinline)) double name(void)			\
+static __attribute__((__noinline__)) double name(void)			\
 {									\
 	struct range_lock rl;						\
 	unsigned long long i;						\

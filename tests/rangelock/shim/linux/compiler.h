@@ -12,6 +12,7 @@
 #ifndef __always_inline
 #define __always_inline		inline __attribute__((__always_inline__))
 #endif
+#define noinline		__attribute__((__noinline__))
 #define __must_check		__attribute__((__warn_unused_result__))
 #define _RET_IP_		((unsigned long)__builtin_return_address(0))
 #define _THIS_IP_		({ __label__ __here; __here: (unsigned long)&&__here; })
