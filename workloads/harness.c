@@ -23,7 +23,6 @@
 #include "rlwork.h"
 
 static pthread_mutex_t fail_lock = PTHREAD_MUTEX_INITIALIZER;
-volatile sig_atomic_t rl_interrupted;
 
 /*
  * Not a pthread barrier: one cannot be released when a thread fails to
@@ -122,27 +121,6 @@ nomem:
 	return NULL;
 }
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	rl_interrupted = 1;
-}
-
-/*
- * SIGINT, SIGTERM and SIGHUP stop the fill or the run at the next check
- * instead of killing the process, so the file it created is removed (or
- * the result of an interrupted run written).
- */
-void rl_signals_init(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
 static double ts_diff(const struct timespec *a, const struct timespec *b)
 {
 	return (b->tv_sec - a->tv_sec) + (b->tv_nsec - a->tv_nsec) / 1e9;
@@ -232,6 +210,45 @@ static void free_workers(struct rl_run *r, unsigned int n)
 	}
 }
 
+/*
+ * A thread sees the stop between two ops, and an op may take longer than
+ * anyone waits after a signal (calib at its largest --loops spins for
+ * minutes): after SIGINT, SIGTERM or SIGHUP each thread gets STOP_GRACE_S
+ * to finish its op. One still in it is left running (its files and
+ * buffers stay, r->abandoned counts it); the run has failed, main writes
+ * the result without the workload's teardown, and the exit ends it.
+ */
+#define STOP_GRACE_S	2.0
+
+static void join_workers(struct rl_run *r, pthread_t *tids)
+{
+	struct timespec now, tick, giveup;
+	bool signalled = false;
+	unsigned int i;
+
+	for (i = 0; i < r->nthreads; i++) {
+		/* in slices: a signal may come while a thread is waited for */
+		for (;;) {
+			clock_gettime(CLOCK_REALTIME, &tick);
+			ts_add(&tick, 0.05);
+			if (pthread_timedjoin_np(tids[i], NULL, &tick) != ETIMEDOUT)
+				break;
+			if (!rl_interrupted)
+				continue;
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (!signalled) {
+				signalled = true;
+				giveup = now;
+				ts_add(&giveup, STOP_GRACE_S);
+			}
+			if (ts_diff(&now, &giveup) <= 0) {
+				r->abandoned++;
+				break;
+			}
+		}
+	}
+}
+
 /* Returns -1 when the threads could not be set up; nothing ran then. */
 int rl_harness_run(struct rl_run *r)
 {
@@ -294,12 +311,12 @@ int rl_harness_run(struct rl_run *r)
 	wait_until(r, &deadline);
 	WRITE_ONCE(r->phase, PHASE_STOP);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	for (i = 0; i < r->nthreads; i++)
-		pthread_join(tids[i], NULL);
-	free_workers(r, r->nthreads);
 	r->measured_s = ts_diff(&t0, &t1);
 	if (rl_interrupted && !r->failed)
 		rl_fail(r, "interrupted by a signal");
+	join_workers(r, tids);
+	if (!r->abandoned)
+		free_workers(r, r->nthreads);
 	free(tids);
 	return 0;
 }

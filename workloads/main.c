@@ -291,6 +291,8 @@ int main(int argc, char **argv)
 	struct rl_run *r;
 	int i, ret;
 
+	/* from the start: a dry run's --json has a temp file too */
+	rl_signals_init();
 	workloads_init();
 	if (argc < 2) {
 		usage(stderr);
@@ -336,8 +338,8 @@ int main(int argc, char **argv)
 		return EXIT_MEASURED;
 	}
 
-	/* from here a signal ends the run cleanly: no file of ours is left */
-	rl_signals_init();
+	/* from here SIGINT, SIGTERM and SIGHUP end the run cleanly */
+	rl_signals_run();
 	set_started(r);
 	r->t.file_id = (uint32_t)(getpid() * 2654435761u ^ time(NULL));
 	ret = target_open(r);
@@ -366,13 +368,23 @@ int main(int argc, char **argv)
 		target_abort(r);
 		return EXIT_MEASURED;
 	}
-	if (r->wl->teardown)
-		r->wl->teardown(r);
-	if (r->oracle)
-		final_verify(r);
 	/* a signal after the threads stopped still fails the run */
 	if (rl_interrupted && !r->failed)
 		rl_fail(r, "interrupted by a signal");
+	if (r->abandoned) {
+		/* a thread is still in its op: nothing may be torn down under it */
+		snprintf(r->fail_msg + strlen(r->fail_msg),
+			 sizeof(r->fail_msg) - strlen(r->fail_msg),
+			 " (%u threads still in an op were left to the exit)",
+			 r->abandoned);
+	} else {
+		if (r->wl->teardown)
+			r->wl->teardown(r);
+		if (r->oracle)
+			final_verify(r);
+		if (rl_interrupted && !r->failed)
+			rl_fail(r, "interrupted by a signal");
+	}
 	ret = report_write(r);
 	if (r->failed)
 		fprintf(stderr, "rlwork %s: failed: %s\n", r->wl->name,

@@ -162,6 +162,7 @@ struct rl_run {
 	char started[32];
 	int failed;
 	char fail_msg[512];
+	unsigned int abandoned;	/* threads still in an op after a signal */
 };
 
 /* ---- hot-path helpers ---- */
@@ -223,9 +224,22 @@ static inline uint64_t rl_rand_below(struct worker *w, uint64_t n)
 void rl_fail(struct rl_run *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int rl_harness_run(struct rl_run *r);
-/* set by SIGINT/SIGTERM/SIGHUP, from rl_signals_init() on */
+/* signals.c: no file of rlwork's outlives a signal */
+/* set by SIGINT/SIGTERM/SIGHUP, from rl_signals_run() on */
 extern volatile sig_atomic_t rl_interrupted;
+/* every terminating signal: remove the doomed files, die of it */
 void rl_signals_init(void);
+/* from here SIGINT, SIGTERM and SIGHUP stop the run instead */
+void rl_signals_run(void);
+/* what a handler of a workload's own calls for a signal not its own */
+void rl_fatal_signal(int sig);
+/* block every signal rl_signals_init() catches: create, then register */
+void rl_signals_block(sigset_t *old);
+void rl_signals_restore(const sigset_t *old);
+/* the files a fatal signal removes, each while its name leads to fd's inode */
+enum rl_doomed { RL_DOOMED_TARGET, RL_DOOMED_TEMP, RL_DOOMED_SLOTS };
+int rl_doomed_set(enum rl_doomed slot, const char *path, int fd);
+void rl_doomed_clear(enum rl_doomed slot);
 
 /* target.c */
 int target_open(struct rl_run *r);

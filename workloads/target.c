@@ -137,15 +137,11 @@ static int probe_dir(const char *dir)
 	char tmp[PATH_MAX];
 	int fd;
 
-	sigset_t block, old;
+	sigset_t old;
 	int e;
 
 	/* a signal in between would leave the probe behind */
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	sigprocmask(SIG_BLOCK, &block, &old);
+	rl_signals_block(&old);
 	snprintf(tmp, sizeof(tmp), "%s/.rlwork-XXXXXX", dir);
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd >= 0) {
@@ -153,7 +149,7 @@ static int probe_dir(const char *dir)
 		unlink(tmp);
 	}
 	e = errno;
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	rl_signals_restore(&old);
 	errno = e;
 	return fd < 0 ? -1 : 0;
 }
@@ -365,7 +361,9 @@ static int open_or_create(struct rl_run *r, struct target *t)
 {
 	int ret = open_existing(r, t);
 	struct statvfs vfs;
+	sigset_t old;
 	char *copy;
+	int e;
 
 	if (ret >= 0)
 		return ret;
@@ -376,7 +374,14 @@ static int open_or_create(struct rl_run *r, struct target *t)
 	free(copy);
 	if (!ret && (ret = check_space(r, &vfs, 0)))
 		return ret;
+	/* a fatal signal removes it from its creation on (signals.c) */
+	rl_signals_block(&old);
 	t->fd = open(t->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (t->fd >= 0)
+		rl_doomed_set(RL_DOOMED_TARGET, t->path, t->fd);
+	e = errno;
+	rl_signals_restore(&old);
+	errno = e;
 	if (t->fd < 0)
 		return bad(r, "cannot create: %s", strerror(errno));
 	t->created = true;
@@ -564,6 +569,8 @@ static void target_release(struct rl_run *r, bool remove)
 	    !lstat(t->path, &b) && a.st_dev == b.st_dev &&
 	    a.st_ino == b.st_ino)
 		unlink(t->path);
+	/* kept, or gone: no signal may remove it from here on */
+	rl_doomed_clear(RL_DOOMED_TARGET);
 	if (t->dfd >= 0)
 		close(t->dfd);
 	if (t->fd >= 0)
