@@ -412,7 +412,6 @@ static int write_file(const struct rl_run *r, json_t *doc)
 		errno = e;
 		goto fail_unlink;
 	}
-	owner_mark(fd, "result");	/* else only --force replaces it */
 	if (json_dumpf(doc, f, flags) || fputc('\n', f) == EOF || fflush(f) ||
 	    fsync(fileno(f))) {
 		e = errno;
@@ -420,6 +419,8 @@ static int write_file(const struct rl_run *r, json_t *doc)
 		errno = e;
 		goto fail_unlink;
 	}
+	/* after the writes: the mark records the size and mtime they left */
+	owner_mark(fd, "result");	/* else only --force replaces it */
 	if (fclose(f))
 		goto fail_unlink;
 	if (result_path_check(r, false, err, sizeof(err))) {

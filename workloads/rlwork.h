@@ -133,6 +133,7 @@ struct target {
 	int dfd;		/* O_DIRECT, or -1 */
 	uint64_t size;
 	bool created;		/* by this run: deleted at the end */
+	bool owned;		/* rlwork's before this run (its mark) */
 	bool sparse;		/* left as holes, not filled with tagged data */
 	uint32_t file_id;	/* in every tag written to it */
 	char fstype[32];
@@ -252,6 +253,7 @@ int target_split_pages(struct rl_run *r);
 enum owner {
 	OWNER_NONE,	/* no mark: not rlwork's */
 	OWNER_OTHER,	/* a mark made for another inode or kind: a copy */
+	OWNER_CHANGED,	/* this inode's mark, but written since: not ours */
 	OWNER_UNKNOWN,	/* no xattrs, or no inode identity: unprovable */
 	OWNER_YES,
 };

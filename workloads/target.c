@@ -35,24 +35,36 @@
 
 /*
  * Ownership. A file is rlwork's when its user.rlwork xattr holds the kind
- * of file and the identity of the inode it sits on: inode number, birth
- * time and inode generation, as far as the filesystem reports them. rlwork
- * writes the mark when it creates the file. A copy does not pass: cp
- * without --preserve=xattr (or a first block copied with dd) has no mark,
- * and a copy that keeps xattrs (cp -a, rsync -X, tar --xattrs) is another
- * inode, with another number and birth time. Contents prove nothing (a
- * copy has the same), so they are not looked at. Where the mark cannot be
- * read or the inode reports neither a birth time nor a generation,
- * ownership cannot be proven and the file counts as not rlwork's.
+ * of file, the identity of the inode it sits on (inode number, birth time
+ * and inode generation, as far as the filesystem reports them) and what
+ * rlwork left in it (size and modification time). rlwork writes the mark
+ * when it creates the file, and again when it is done writing it (a kept
+ * data file at the end of the run, a result once it is on the disk). A
+ * copy does not pass: cp without --preserve=xattr (or a first block copied
+ * with dd) has no mark, and a copy that keeps xattrs (cp -a, rsync -X, tar
+ * --xattrs) is another inode, with another number and birth time. Nor
+ * does the file once someone else wrote it in place: the mark alone would
+ * have outlived the contents it vouched for, and a later run replaced a
+ * user's rewrite without --force. Setting the xattr moves the ctime, not
+ * the mtime, so the mark can record the mtime it leaves. Contents prove
+ * nothing (a copy has the same), so they are not looked at. Where the
+ * mark cannot be read or the inode reports neither a birth time nor a
+ * generation, ownership cannot be proven and the file counts as not
+ * rlwork's.
  */
-static int owner_id(int fd, const char *kind, char *buf, size_t len)
+#define OWNER_VERSION	"rlwork/2 "
+
+/* the mark FD's file gets now; *idlen: the part naming the inode */
+static int owner_id(int fd, const char *kind, char *buf, size_t len,
+		    size_t *idlen)
 {
 	struct statx sx;
 	unsigned int gen;
 	bool have_gen;
 	size_t n;
 
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_INO | STATX_BTIME, &sx))
+	if (statx(fd, "", AT_EMPTY_PATH,
+		  STATX_INO | STATX_BTIME | STATX_SIZE | STATX_MTIME, &sx))
 		return -1;
 	/* ext4, xfs, btrfs; tmpfs has a birth time but no such ioctl */
 	have_gen = !ioctl(fd, FS_IOC_GETVERSION, &gen);
@@ -60,7 +72,7 @@ static int owner_id(int fd, const char *kind, char *buf, size_t len)
 		errno = ENOTSUP;
 		return -1;
 	}
-	n = snprintf(buf, len, "rlwork/1 %s ino=%llu", kind,
+	n = snprintf(buf, len, OWNER_VERSION "%s ino=%llu", kind,
 		     (unsigned long long)sx.stx_ino);
 	if ((sx.stx_mask & STATX_BTIME) && n < len)
 		n += snprintf(buf + n, len - n, " btime=%lld.%09u",
@@ -68,21 +80,29 @@ static int owner_id(int fd, const char *kind, char *buf, size_t len)
 			      sx.stx_btime.tv_nsec);
 	if (have_gen && n < len)
 		n += snprintf(buf + n, len - n, " gen=%u", gen);
+	*idlen = n;
+	if (n < len)
+		n += snprintf(buf + n, len - n, " size=%llu mtime=%lld.%09u",
+			      (unsigned long long)sx.stx_size,
+			      (long long)sx.stx_mtime.tv_sec,
+			      sx.stx_mtime.tv_nsec);
 	return n < len ? 0 : -1;
 }
 
 int owner_mark(int fd, const char *kind)
 {
-	char id[160];
+	char id[200];
+	size_t idlen;
 
-	if (owner_id(fd, kind, id, sizeof(id)))
+	if (owner_id(fd, kind, id, sizeof(id), &idlen))
 		return -1;
 	return fsetxattr(fd, OWNER_XATTR, id, strlen(id), 0);
 }
 
 enum owner owner_check(int fd, const char *kind)
 {
-	char want[160], got[160];
+	char want[200], got[200];
+	size_t idlen;
 	ssize_t n;
 
 	n = fgetxattr(fd, OWNER_XATTR, got, sizeof(got) - 1);
@@ -90,9 +110,13 @@ enum owner owner_check(int fd, const char *kind)
 		return errno == ENODATA ? OWNER_NONE :
 		       errno == ERANGE ? OWNER_OTHER : OWNER_UNKNOWN;
 	got[n] = 0;
-	if (owner_id(fd, kind, want, sizeof(want)))
+	if (owner_id(fd, kind, want, sizeof(want), &idlen))
 		return OWNER_UNKNOWN;
-	return strcmp(got, want) ? OWNER_OTHER : OWNER_YES;
+	if (!strcmp(got, want))
+		return OWNER_YES;
+	/* this inode's mark, and this kind's: the contents moved on */
+	return !strncmp(got, want, idlen) && got[idlen] == ' ' ?
+	       OWNER_CHANGED : OWNER_OTHER;
 }
 
 const char *owner_why(enum owner o)
@@ -102,6 +126,8 @@ const char *owner_why(enum owner o)
 		return "";
 	case OWNER_OTHER:
 		return " (its " OWNER_XATTR " mark was made for another file: a copy, or another kind of rlwork file)";
+	case OWNER_CHANGED:
+		return " (written since rlwork did: its size or modification time is not what its " OWNER_XATTR " mark recorded)";
 	case OWNER_UNKNOWN:
 		return " (no usable " OWNER_XATTR " xattr here: rlwork cannot prove it created it)";
 	default:
@@ -341,6 +367,7 @@ static int open_existing(struct rl_run *r, struct target *t)
 		return bad(r, "%s", "changed while being opened; refusing to touch it");
 	}
 	own = owner_check(t->fd, "data");
+	t->owned = own == OWNER_YES;
 	if (!r->o.force && own != OWNER_YES) {
 		fprintf(stderr, "rlwork %s: %s: exists and was not created by rlwork%s: refusing to overwrite it (use --force)\n",
 			r->wl->name, r->o.file, owner_why(own));
@@ -569,6 +596,9 @@ static void target_release(struct rl_run *r, bool remove)
 	    !lstat(t->path, &b) && a.st_dev == b.st_dev &&
 	    a.st_ino == b.st_ino)
 		unlink(t->path);
+	/* kept: the mark vouches for what this run left in it */
+	else if (!remove && (t->created || t->owned) && t->fd >= 0)
+		owner_mark(t->fd, "data");
 	/* kept, or gone: no signal may remove it from here on */
 	rl_doomed_clear(RL_DOOMED_TARGET);
 	if (t->dfd >= 0)
@@ -576,7 +606,7 @@ static void target_release(struct rl_run *r, bool remove)
 	if (t->fd >= 0)
 		close(t->fd);
 	t->fd = t->dfd = -1;
-	t->created = false;
+	t->created = t->owned = false;
 }
 
 /* the end of a run: the file goes unless --keep */
