@@ -218,17 +218,19 @@ rm -f "$dir/k" "$dir/copy" "$dir/copy-a" "$dir/block"
 # --- a run that fails before its threads run removes its file ------------
 run_split bash -c 'ulimit -n 12 && exec "$@"' sh \
 	"$RLWORK" dio --threads 16 --file "$dir/o" "${short[@]}" --keep
-ok "$([ "$rc" = 1 ] && grep -q "opening $dir/o: Too many open files" <<<"$err" &&
+ok "$([ "$rc" = 2 ] && [ "$(wc -l <<<"$err")" = 1 ] &&
+      grep -q "$dir/o: thread [0-9]*: opening it.*: Too many open files (the open-file limit, ulimit -n, is 12); the run did not start" <<<"$err" &&
       [ ! -e "$dir/o" ]; echo $?)" \
-	"an open that fails (ulimit -n): exit 1, says so, the created file is removed (even with --keep)"
-[ "$rc" = 1 ] || echo "rc=$rc $err" | diag
+	"an open that fails (ulimit -n): exit 2, one line naming the limit, the created file is removed (even with --keep)"
+[ "$rc" = 2 ] || echo "rc=$rc $err" | diag
 # 1 GB thread stacks in 3 GB of address space: the third thread fails
 run_split bash -c 'ulimit -s 1000000 && ulimit -v 3000000 && exec "$@"' sh \
 	"$RLWORK" buffered-rw --threads 8 --file "$dir/t" "${short[@]}"
-ok "$([ "$rc" = 1 ] && grep -q "starting thread [0-9]*: " <<<"$err" &&
+ok "$([ "$rc" = 2 ] && [ "$(wc -l <<<"$err")" = 1 ] &&
+      grep -q "$dir/t: starting thread [0-9]*: .*the address-space limit, ulimit -v, is 3072000000 bytes); the run did not start" <<<"$err" &&
       [ ! -e "$dir/t" ]; echo $?)" \
-	"a thread that cannot start (ulimit -v): exit 1, says so, the created file is removed"
-[ "$rc" = 1 ] || echo "rc=$rc $err" | diag
+	"a thread that cannot start (ulimit -v): exit 2, one line naming the limit, the created file is removed"
+[ "$rc" = 2 ] || echo "rc=$rc $err" | diag
 
 # SIGINT and SIGTERM during the fill of a 2 GiB file
 if [ "$(df -Pk "$dir" | awk 'NR == 2 {print $4}')" -gt $((4 << 20)) ]; then

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "oracle.h"
@@ -35,6 +36,62 @@ static struct {
 	bool open;
 } gate = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false };
 
+/* "the open-file limit, ulimit -n, is 4" for a finite limit, else "" */
+static void limit_str(char *buf, size_t len, int res)
+{
+	static const struct { int res; const char *name, *opt; } names[] = {
+		{ RLIMIT_NOFILE, "open-file", "-n" },
+		{ RLIMIT_FSIZE, "file-size", "-f" },
+		{ RLIMIT_MEMLOCK, "locked-memory", "-l" },
+		{ RLIMIT_NPROC, "process", "-u" },
+		{ RLIMIT_AS, "address-space", "-v" },
+	};
+	struct rlimit rl;
+	unsigned int i;
+
+	buf[0] = 0;
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (names[i].res == res && !getrlimit(res, &rl) &&
+		    rl.rlim_cur != RLIM_INFINITY)
+			snprintf(buf, len, "the %s limit, ulimit %s, is %llu%s",
+				 names[i].name, names[i].opt,
+				 (unsigned long long)rl.rlim_cur,
+				 res == RLIMIT_NOFILE || res == RLIMIT_NPROC ?
+				 "" : " bytes");
+}
+
+/*
+ * strerror(err) with the resource limit behind it: "Too many open files"
+ * alone was blamed on O_DIRECT, and ENOMEM from io_uring on
+ * CONFIG_IO_URING, where the fix was a ulimit. EMFILE and EFBIG always
+ * come from a limit; ENOMEM and EAGAIN from the one the caller names
+ * (hint: an RLIMIT_*, or -1) or the address space's. *limit (if not
+ * NULL): whether a limit was named, which makes it bad input (exit 2).
+ */
+const char *rl_strerror(int err, int hint, bool *limit)
+{
+	static __thread char buf[320];
+	char lim[2][128];
+	bool mem = err == ENOMEM || err == EAGAIN;
+	int res = err == EMFILE ? RLIMIT_NOFILE : err == EFBIG ? RLIMIT_FSIZE :
+		  mem ? hint : -1;
+
+	lim[0][0] = lim[1][0] = 0;
+	if (res >= 0)
+		limit_str(lim[0], sizeof(lim[0]), res);
+	if (mem && res != RLIMIT_AS)
+		limit_str(lim[1], sizeof(lim[1]), RLIMIT_AS);
+	if (err == ENFILE)
+		snprintf(lim[0], sizeof(lim[0]), "the system's open-file table is full, fs.file-max");
+	if (limit)
+		*limit = lim[0][0] || lim[1][0];
+	snprintf(buf, sizeof(buf), "%s%s%s%s%s%s", strerror(err),
+		 lim[0][0] || lim[1][0] ? " (" : "", lim[0],
+		 lim[0][0] && lim[1][0] ? "; " : "", lim[1],
+		 lim[0][0] || lim[1][0] ? ")" : "");
+	return buf;
+}
+
 void rl_fail(struct rl_run *r, const char *fmt, ...)
 {
 	va_list ap;
@@ -48,6 +105,27 @@ void rl_fail(struct rl_run *r, const char *fmt, ...)
 	}
 	pthread_mutex_unlock(&fail_lock);
 	WRITE_ONCE(r->phase, PHASE_STOP);
+}
+
+/*
+ * Why the threads could not be set up, for main's one line: the first
+ * failure, with the limit behind it (rl_strerror); r->setup_limit makes
+ * it bad input.
+ */
+static void setup_error(struct rl_run *r, int err, int hint,
+			const char *fmt, ...)
+{
+	va_list ap;
+	size_t n;
+
+	if (r->setup_err[0])
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(r->setup_err, sizeof(r->setup_err), fmt, ap);
+	va_end(ap);
+	if (n < sizeof(r->setup_err))
+		snprintf(r->setup_err + n, sizeof(r->setup_err) - n, ": %s",
+			 rl_strerror(err, hint, &r->setup_limit));
 }
 
 static void *worker_main(void *arg)
@@ -89,8 +167,8 @@ static struct worker *worker_new(struct rl_run *r, unsigned int id)
 	w->dfd = r->t.dfd >= 0 ?
 		 open(r->t.path, O_RDWR | O_DIRECT | O_CLOEXEC) : -1;
 	if (w->fd < 0 || (r->t.dfd >= 0 && w->dfd < 0)) {
-		fprintf(stderr, "rlwork: thread %u: opening %s: %s\n", id,
-			r->t.path, strerror(errno));
+		setup_error(r, errno, -1, "thread %u: opening it%s", id,
+			    w->fd < 0 ? "" : " with O_DIRECT");
 		if (w->fd >= 0)
 			close(w->fd);
 		free(w);
@@ -113,7 +191,7 @@ static struct worker *worker_new(struct rl_run *r, unsigned int id)
 	}
 	return w;
 nomem:
-	fprintf(stderr, "rlwork: thread %u: out of memory\n", id);
+	setup_error(r, ENOMEM, -1, "thread %u: its buffers", id);
 	close(w->fd);
 	if (w->dfd >= 0)
 		close(w->dfd);
@@ -186,8 +264,8 @@ static int start_worker(struct rl_run *r, unsigned int i, pthread_t *tid)
 		err = pthread_create(tid, &attr, worker_main, r->workers[i]);
 	pthread_attr_destroy(&attr);
 	if (err)
-		fprintf(stderr, "rlwork: starting thread %u%s: %s\n", i,
-			r->o.pin ? " (--pin)" : "", strerror(err));
+		setup_error(r, err, RLIMIT_NPROC, "starting thread %u%s", i,
+			    r->o.pin ? " (--pin)" : "");
 	return err;
 }
 
@@ -259,8 +337,7 @@ int rl_harness_run(struct rl_run *r)
 	r->workers = calloc(r->nthreads, sizeof(*r->workers));
 	tids = calloc(r->nthreads, sizeof(*tids));
 	if (!r->workers || !tids) {
-		fprintf(stderr, "rlwork: out of memory for %u threads\n",
-			r->nthreads);
+		setup_error(r, ENOMEM, -1, "%u threads", r->nthreads);
 		free(tids);
 		return -1;
 	}
@@ -273,7 +350,7 @@ int rl_harness_run(struct rl_run *r)
 		}
 	}
 	if (placement_start(r)) {
-		fprintf(stderr, "rlwork: out of memory for the placement\n");
+		setup_error(r, ENOMEM, -1, "the placement");
 		free_workers(r, r->nthreads);
 		free(tids);
 		return -1;

@@ -363,10 +363,11 @@ int main(int argc, char **argv)
 		return ret;
 	}
 	if (rl_harness_run(r)) {
-		fprintf(stderr, "rlwork %s: %s: the threads could not be set up; the run did not start\n",
-			r->wl->name, r->o.file);
+		fprintf(stderr, "rlwork %s: %s: %s; the run did not start%s\n",
+			r->wl->name, r->o.file, r->setup_err, r->setup_limit ?
+			" (accepted: a higher limit, or fewer --threads)" : "");
 		target_abort(r);
-		return EXIT_MEASURED;
+		return r->setup_limit ? EXIT_BADINPUT : EXIT_MEASURED;
 	}
 	/* a signal after the threads stopped still fails the run */
 	if (rl_interrupted && !r->failed)

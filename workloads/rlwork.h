@@ -164,6 +164,8 @@ struct rl_run {
 	int failed;
 	char fail_msg[512];
 	unsigned int abandoned;	/* threads still in an op after a signal */
+	char setup_err[400];	/* why the threads could not be set up */
+	bool setup_limit;	/* ... a resource limit: bad input */
 };
 
 /* ---- hot-path helpers ---- */
@@ -224,7 +226,10 @@ static inline uint64_t rl_rand_below(struct worker *w, uint64_t n)
 /* stop the run: a measured failure (exit 1), reported once */
 void rl_fail(struct rl_run *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* -1: the threads could not be set up (r->setup_err says why) */
 int rl_harness_run(struct rl_run *r);
+/* strerror(err), naming the resource limit behind it (*limit) if any */
+const char *rl_strerror(int err, int hint, bool *limit);
 /* signals.c: no file of rlwork's outlives a signal */
 /* set by SIGINT/SIGTERM/SIGHUP, from rl_signals_run() on */
 extern volatile sig_atomic_t rl_interrupted;
