@@ -134,7 +134,7 @@ static json_t *param_value(const struct opt_def *d, const void *base)
 	}
 }
 
-static json_t *params_json(const struct rl_run *r)
+json_t *params_json(const struct rl_run *r)
 {
 	const struct opt_set sets[] = {
 		{ .defs = common_opts, .base = (void *)&r->o },

@@ -278,6 +278,7 @@ void placement_params(const struct rl_run *r, struct json_t *params);
 void placement_env(const struct rl_run *r, struct json_t *env);
 
 /* report.c; both return an exit code */
+struct json_t *params_json(const struct rl_run *r);
 int report_write(struct rl_run *r);
 int report_point(struct rl_run *r);
 
