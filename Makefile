@@ -39,7 +39,7 @@ endif
 SUBDIRS := $(patsubst %/Makefile,%,$(wildcard workloads/Makefile analysis/Makefile tests/rangelock/Makefile))
 
 .PHONY: help setup all kernels bench report regress rerun bench-locks \
-	bench-generator bench-noise bench-gate check-race test clean \
+	bench-generator bench-noise bench-gate bench-matrix check-race test clean \
 	lava-jobs lava-submit lava-collect test-lava \
 	nightly bisect test-nightly test-kernels
 
@@ -58,6 +58,7 @@ help:
 	@echo '  bench-generator  rlwork vs fio on the same job, prints ratios'
 	@echo '  bench-gate       the regression gate'"'"'s false-alarm rate, power and boots used, simulated'
 	@echo '  bench-noise      the 1-thread points in cost and time mode, CoeffVar per mode and point'
+	@echo '  bench-matrix     runners/matrix on 10^4 generated points and 10^5 comment lines, seconds'
 	@echo '  check-race       DEBUG kernels of every variant on the widened punch race:'
 	@echo '                   imutex must lose data to the punch race, the others none'
 	@echo '  nightly          one night: build KSRC'"'"'s BRANCH (or Debian'"'"'s source), run'
@@ -141,6 +142,9 @@ bench-generator: all
 
 bench-gate: all
 	@analysis/bench-gate
+
+bench-matrix: all
+	@runners/bench-matrix
 
 bench-noise: all
 	@runners/bench-noise --kernel $(KERNEL) --accel $(ACCEL)

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 need_rlwork
 scratch_dir
-plan 25
+plan 34
 
 mnt=""
 # shellcheck disable=SC2317  # run from the EXIT trap
@@ -95,5 +95,58 @@ expect_bad "buffered-rw --keep-index refuses blocks over half a leaf" \
 expect_bad "buffered-rw --keep-index refuses slices smaller than a leaf" \
 	"--keep-index: each thread reads 131072 bytes of the file, less than the 262144" \
 	"$RLWORK" buffered-rw --cache cold --keep-index --layout disjoint --threads 8 --size 1m --dry-run
+
+# --- the cause a user can act on, on one line ------------------------------
+# bad_cause "name" PATTERN WRONG CMD...: exit 2, one line on stderr that
+# matches PATTERN and not WRONG (the cause it used to blame), no file left
+bad_cause() {
+	local desc=$1 pat=$2 wrong=$3
+	shift 3
+	run_split "$@"
+	if [ "$rc" = 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] &&
+	   grep -q -- "$pat" <<<"$err" && ! grep -q -- "$wrong" <<<"$err" &&
+	   [ -z "$(ls -A "$dir/c")" ]; then
+		ok 0 "$desc"
+	else
+		ok 1 "$desc"
+		{ echo "rc=$rc stderr: $err"; ls -A "$dir/c"; } | diag
+	fi
+	rm -rf "$dir/c" && mkdir "$dir/c"
+}
+mkdir "$dir/c"
+limited() { local l=$1; shift; bash -c "ulimit $l && exec \"\$@\"" sh "$@"; }
+bad_cause "ulimit -n 4: the open-file limit is named, not O_DIRECT" \
+	"c/f: cannot open it with O_DIRECT: Too many open files (the open-file limit, ulimit -n, is 4); accepted: a higher limit" \
+	"not supported" limited "-n 4" "$RLWORK" dio --file "$dir/c/f" "${short[@]}"
+bad_cause "ulimit -n 8 with 8 threads: one line naming the thread, the limit and what is accepted" \
+	"c/f: thread [0-9]*: opening it.*: Too many open files (the open-file limit, ulimit -n, is 8); the run did not start (accepted: a higher limit, or fewer --threads)$" \
+	"^rlwork: thread" limited "-n 8" "$RLWORK" dio --threads 8 --file "$dir/c/f" "${short[@]}"
+bad_cause "ulimit -f: --size over the file-size limit is refused before the fill (no SIGXFSZ)" \
+	"c/f: --size 1048576: File too large (the file-size limit, ulimit -f, is 524288 bytes); accepted: a --size up to the limit" \
+	"interrupted" limited "-f 512" "$RLWORK" buffered-rw --file "$dir/c/f" "${short[@]}"
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	chmod 777 "$dir/c" && chmod 755 "$dir"
+	bad_cause "ulimit -l 0 (not root): io_uring's ring names the locked-memory limit, not CONFIG_IO_URING" \
+		"io_uring is not available here: Cannot allocate memory (the locked-memory limit, ulimit -l, is 0 bytes); accepted: a higher limit" \
+		"CONFIG_IO_URING" setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		bash -c 'ulimit -l 0 && exec "$@"' sh "$RLWORK" dio --engine io_uring --file "$dir/c/f" "${short[@]}"
+	chmod 700 "$dir"
+else
+	skip "not root or no setpriv: memlock is no limit for root"
+fi
+bad_cause "--file /dev/null: not a regular file, not tmpfs' fault" \
+	"/dev/null: not a regular file" "tmpfs" "$RLWORK" dio --file /dev/null "${short[@]}"
+bad_cause "--file /proc/self/status --force: a kernel interface, exit 2 before any write" \
+	"/proc/self/status: is on proc, a kernel interface without storage; accepted: a file on a disk filesystem" \
+	"initial data" "$RLWORK" buffered-rw --file /proc/self/status --force "${short[@]}"
+(cd "$dir/c" && exec "$RLWORK" dio --json --dry-run >/dev/null 2>"$dir/err"); rc=$?
+ok "$([ "$rc" = 2 ] && grep -q -- "--json needs a value, got the option '--dry-run' (accepted: --json VALUE, or --json=VALUE" "$dir/err" &&
+      [ -z "$(ls -A "$dir/c")" ]; echo $?)" "--json --dry-run: the option is not taken as the path (no file './--dry-run')"
+rm -f "$dir/err"
+bad_cause "--seed just above its range (1e18 + 1) is refused, not rounded onto the bound" \
+	"--seed: 1000000000000000001 is out of range (0..1000000000000000000)" "^$" \
+	"$RLWORK" dio --seed 1000000000000000001 --dry-run
+bad_cause "--seed in hex is refused" "--seed: '0x10' is not a number" "^$" \
+	"$RLWORK" dio --seed 0x10 --dry-run
 
 done_testing

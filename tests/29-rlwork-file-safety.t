@@ -1,8 +1,8 @@
 #!/bin/bash
 # rlwork never replaces what it did not create.  --json and --file take a
 # new path or a file rlwork wrote (the user.rlwork xattr bound to the
-# inode, workloads/README.md), never a copy of one, and say so before the
-# run; a run that fails or is interrupted before its threads run removes
+# inode and to the size and mtime rlwork left, workloads/README.md), never
+# a copy of one nor one rewritten since, and say so before the run; a run that fails or is interrupted before its threads run removes
 # the file it created; a fill that cannot fit is refused.  Every refusal:
 # exit 2, one line on stderr naming the input and what is accepted, and the
 # whole scratch directory unchanged (names, types, inode numbers, link
@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 need_rlwork
 scratch_dir
-plan 34
+plan 36
 
 mounts=()
 immutable=""
@@ -175,6 +175,14 @@ ok "$([ "$rc" = 0 ] && [ "$(stat -c %i "$j")" != "$ino" ] &&
 run_split "$RLWORK" dio --dry-run --json "$j"
 ok "$([ "$rc" = 0 ] && jq -e '.schema == "rlbench-point/1"' "$j" >/dev/null; echo $?)" \
 	"... and by a dry run's point document"
+# The mark records the size and mtime rlwork left: a user's rewrite in
+# place keeps the inode and the xattr, and is the user's from then on.
+# (The sleep: mtimes are only as fine as the filesystem's clock tick.)
+sleep 0.05
+echo '{"mine": "rewritten in place"}' >"$j"
+refuse "--json over a result the user rewrote in place (same inode, mark kept): refused" \
+	"--json: '$j' exists and was not written by rlwork (written since rlwork did: its size or modification time is not what its user.rlwork mark recorded): refusing to replace it; $acc (or --force)" \
+	"$RLWORK" dio --dry-run --json "$j"
 run_split "$RLWORK" dio --dry-run --force --json "$u"
 ok "$([ "$rc" = 0 ] && jq -e '.schema == "rlbench-point/1"' "$u" >/dev/null; echo $?)" \
 	"--force replaces a user's regular file"
@@ -184,6 +192,11 @@ ok "$([ -z "$(find "$dir" -name '.rlwork-*')" ] && [ ! -e "$dir/d" ]; echo $?)" 
 # --- --file: a copy of rlwork's file is not rlwork's ---------------------
 run_split "$RLWORK" buffered-rw --file "$dir/k" --keep "${short[@]}"
 ok "$rc" "the kept data file itself is reused"
+sleep 0.05
+printf 'mine' | dd of="$dir/k" bs=4 seek=100 conv=notrunc status=none
+refuse "--file: a kept data file the user rewrote in place (same size, same inode) is refused" \
+	"$dir/k: exists and was not created by rlwork (written since rlwork did: its size or modification time is not what its user.rlwork mark recorded): refusing to overwrite it (use --force)" \
+	"$RLWORK" buffered-rw --file "$dir/k" "${short[@]}"
 cp "$dir/k" "$dir/copy"
 refuse "--file: a cp of a kept data file is refused" \
 	"$dir/copy: exists and was not created by rlwork: refusing to overwrite it (use --force)" \
@@ -205,17 +218,19 @@ rm -f "$dir/k" "$dir/copy" "$dir/copy-a" "$dir/block"
 # --- a run that fails before its threads run removes its file ------------
 run_split bash -c 'ulimit -n 12 && exec "$@"' sh \
 	"$RLWORK" dio --threads 16 --file "$dir/o" "${short[@]}" --keep
-ok "$([ "$rc" = 1 ] && grep -q "opening $dir/o: Too many open files" <<<"$err" &&
+ok "$([ "$rc" = 2 ] && [ "$(wc -l <<<"$err")" = 1 ] &&
+      grep -q "$dir/o: thread [0-9]*: opening it.*: Too many open files (the open-file limit, ulimit -n, is 12); the run did not start" <<<"$err" &&
       [ ! -e "$dir/o" ]; echo $?)" \
-	"an open that fails (ulimit -n): exit 1, says so, the created file is removed (even with --keep)"
-[ "$rc" = 1 ] || echo "rc=$rc $err" | diag
+	"an open that fails (ulimit -n): exit 2, one line naming the limit, the created file is removed (even with --keep)"
+[ "$rc" = 2 ] || echo "rc=$rc $err" | diag
 # 1 GB thread stacks in 3 GB of address space: the third thread fails
 run_split bash -c 'ulimit -s 1000000 && ulimit -v 3000000 && exec "$@"' sh \
 	"$RLWORK" buffered-rw --threads 8 --file "$dir/t" "${short[@]}"
-ok "$([ "$rc" = 1 ] && grep -q "starting thread [0-9]*: " <<<"$err" &&
+ok "$([ "$rc" = 2 ] && [ "$(wc -l <<<"$err")" = 1 ] &&
+      grep -q "$dir/t: starting thread [0-9]*: .*the address-space limit, ulimit -v, is 3072000000 bytes); the run did not start" <<<"$err" &&
       [ ! -e "$dir/t" ]; echo $?)" \
-	"a thread that cannot start (ulimit -v): exit 1, says so, the created file is removed"
-[ "$rc" = 1 ] || echo "rc=$rc $err" | diag
+	"a thread that cannot start (ulimit -v): exit 2, one line naming the limit, the created file is removed"
+[ "$rc" = 2 ] || echo "rc=$rc $err" | diag
 
 # SIGINT and SIGTERM during the fill of a 2 GiB file
 if [ "$(df -Pk "$dir" | awk 'NR == 2 {print $4}')" -gt $((4 << 20)) ]; then

@@ -101,7 +101,7 @@ cases=(
 	"unknown-setting|m.matrix:2|unknown setting 'bogus' \(accepted: .*include point\)|point dio\nbogus 1\n"
 	"xfs-small|m.matrix:2|fs xfs needs disk_mb 300 or more.*accepted: disk_mb 300|fs xfs\ndisk_mb 200\npoint dio\n"
 )
-plan $(( ${#cases[@]} * 3 + 48 ))
+plan $(( ${#cases[@]} * 3 + 54 ))
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -143,6 +143,23 @@ for args in "" "--cpus" "configs/smoke.matrix --cpus" "configs/smoke.matrix --cp
 	run "$M" $args
 	like "$RC:$OUT" "^2:matrix: .*usage: runners/matrix FILE \[--cpus N\]" "'runners/matrix $args' is exit 2 with usage"
 done
+run "$M" --help
+like "$RC:$OUT" "^0:usage: runners/matrix FILE" "--help prints the usage and exits 0"
+long=--$(printf 'x%.0s' {1..120000})  # exec takes one argument up to 128 KiB
+run "$M" "$long"
+like "$RC:$OUT" "^2:matrix: unknown option '--x{58}\.\.\. \(120002 bytes\)'; usage" "a 120 KB argument is shown as its first 60 bytes and its length"
+printf 'point dio\n' >"$tmp/e"$'\e'"[2Jx.matrix"
+printf 'include e\033[2Jx.matrix\nbogus\n' >"$tmp/esc.matrix"
+run "$M" "$tmp/no"$'\e'"[2Jsuch.matrix"
+like "$RC:$OUT" "^2:matrix: matrix '.*no\\\\x1b\[2Jsuch.matrix' not found" "a name's terminal escape is printed as \\x1b"
+[[ $OUT != *$'\e'* ]]
+ok $? "... and no escape character reaches the terminal"
+printf 'root:$y$j9T$secrethash:19000:0:99999:7:::\nbin:*:19000:0:99999:7:::\n' >"$tmp/shadow"
+printf 'include shadow\n' >"$tmp/sh.matrix"
+run "$M" "$tmp/sh.matrix"
+like "$RC:$OUT" "^2:.*shadow:1: unknown setting '<not a setting name; the line is not shown>'" "include of a file that is no matrix (a shadow file): refused by name"
+[[ $OUT != *secrethash* && $OUT != *root* ]]
+ok $? "... and none of its content is echoed"
 run "$M" "$tmp/no-such.matrix"
 like "$RC:$OUT" "^2:matrix: matrix '.*no-such.matrix' not found or not a regular file \(available: .*smoke" "a missing matrix names the available ones"
 

@@ -43,14 +43,27 @@ static inline void calib_spin(uint64_t n)
 	__asm__ volatile("1:\n\tdec %0\n\tjnz 1b" : "+r"(n) : : "cc");
 }
 
+/*
+ * An op of the largest --loops spins for minutes: in chunks of this many
+ * iterations it sees the end of the run (or a signal) within a few tens
+ * of milliseconds instead. The check adds a handful of instructions per
+ * 2^26 iterations, and none below that many.
+ */
+#define CALIB_CHUNK	(1ull << 26)
+
 static void calib_thread(struct worker *w)
 {
 	const struct calib_opts *c = w->run->wopts;
-	uint64_t t0;
+	uint64_t t0, left;
 
 	while (rl_running(w)) {
 		t0 = rl_now();
-		calib_spin(c->loops);
+		for (left = c->loops; left > CALIB_CHUNK && rl_running(w);
+		     left -= CALIB_CHUNK)
+			calib_spin(CALIB_CHUNK);
+		if (left > CALIB_CHUNK)
+			break;	/* stopped half way: not an op */
+		calib_spin(left);
 		rl_op_done(w, OP_LOOP, t0, 0);
 	}
 }

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -453,7 +454,7 @@ static void dio_thread_uring(struct worker *w)
 
 	ret = uring_init(w, &u, d->iodepth);
 	if (ret) {
-		rl_fail(w->run, "io_uring setup: %s", strerror(-ret));
+		rl_fail(w->run, "io_uring setup: %s", rl_strerror(-ret, RLIMIT_MEMLOCK, NULL));
 		return;
 	}
 	iopat_init(&p, w, &d->io);
@@ -526,10 +527,19 @@ static int dio_setup(struct rl_run *r)
 	if (d->engine != ENGINE_URING)
 		return 0;
 	ret = io_uring_queue_init(1, &ring, d->iopoll ? IORING_SETUP_IOPOLL : 0);
+	/*
+	 * ENOSYS: no CONFIG_IO_URING; EPERM: kernel.io_uring_disabled;
+	 * ENOMEM: the ring's memory is over RLIMIT_MEMLOCK (ulimit -l), on
+	 * kernels that account it there.
+	 */
 	if (ret) {
 		fprintf(stderr,
-			"rlwork dio: --engine=io_uring%s: io_uring is not available here: %s (needs CONFIG_IO_URING=y and sysctl kernel.io_uring_disabled=0)\n",
-			d->iopoll ? " --iopoll" : "", strerror(-ret));
+			"rlwork dio: --engine=io_uring%s: io_uring is not available here: %s%s\n",
+			d->iopoll ? " --iopoll" : "",
+			rl_strerror(-ret, RLIMIT_MEMLOCK, NULL),
+			-ret == ENOSYS ? " (needs CONFIG_IO_URING=y)" :
+			-ret == EPERM ? " (needs sysctl kernel.io_uring_disabled=0, or 1 and the io_uring group)" :
+			-ret == ENOMEM ? "; accepted: a higher limit" : "");
 		return EXIT_BADINPUT;
 	}
 	io_uring_queue_exit(&ring);

@@ -17,13 +17,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "oracle.h"
 #include "rlwork.h"
 
 static pthread_mutex_t fail_lock = PTHREAD_MUTEX_INITIALIZER;
-volatile sig_atomic_t rl_interrupted;
 
 /*
  * Not a pthread barrier: one cannot be released when a thread fails to
@@ -35,6 +35,62 @@ static struct {
 	unsigned int waiting;
 	bool open;
 } gate = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, false };
+
+/* "the open-file limit, ulimit -n, is 4" for a finite limit, else "" */
+static void limit_str(char *buf, size_t len, int res)
+{
+	static const struct { int res; const char *name, *opt; } names[] = {
+		{ RLIMIT_NOFILE, "open-file", "-n" },
+		{ RLIMIT_FSIZE, "file-size", "-f" },
+		{ RLIMIT_MEMLOCK, "locked-memory", "-l" },
+		{ RLIMIT_NPROC, "process", "-u" },
+		{ RLIMIT_AS, "address-space", "-v" },
+	};
+	struct rlimit rl;
+	unsigned int i;
+
+	buf[0] = 0;
+	for (i = 0; i < ARRAY_SIZE(names); i++)
+		if (names[i].res == res && !getrlimit(res, &rl) &&
+		    rl.rlim_cur != RLIM_INFINITY)
+			snprintf(buf, len, "the %s limit, ulimit %s, is %llu%s",
+				 names[i].name, names[i].opt,
+				 (unsigned long long)rl.rlim_cur,
+				 res == RLIMIT_NOFILE || res == RLIMIT_NPROC ?
+				 "" : " bytes");
+}
+
+/*
+ * strerror(err) with the resource limit behind it: "Too many open files"
+ * alone was blamed on O_DIRECT, and ENOMEM from io_uring on
+ * CONFIG_IO_URING, where the fix was a ulimit. EMFILE and EFBIG always
+ * come from a limit; ENOMEM and EAGAIN from the one the caller names
+ * (hint: an RLIMIT_*, or -1) or the address space's. *limit (if not
+ * NULL): whether a limit was named, which makes it bad input (exit 2).
+ */
+const char *rl_strerror(int err, int hint, bool *limit)
+{
+	static __thread char buf[320];
+	char lim[2][128];
+	bool mem = err == ENOMEM || err == EAGAIN;
+	int res = err == EMFILE ? RLIMIT_NOFILE : err == EFBIG ? RLIMIT_FSIZE :
+		  mem ? hint : -1;
+
+	lim[0][0] = lim[1][0] = 0;
+	if (res >= 0)
+		limit_str(lim[0], sizeof(lim[0]), res);
+	if (mem && res != RLIMIT_AS)
+		limit_str(lim[1], sizeof(lim[1]), RLIMIT_AS);
+	if (err == ENFILE)
+		snprintf(lim[0], sizeof(lim[0]), "the system's open-file table is full, fs.file-max");
+	if (limit)
+		*limit = lim[0][0] || lim[1][0];
+	snprintf(buf, sizeof(buf), "%s%s%s%s%s%s", strerror(err),
+		 lim[0][0] || lim[1][0] ? " (" : "", lim[0],
+		 lim[0][0] && lim[1][0] ? "; " : "", lim[1],
+		 lim[0][0] || lim[1][0] ? ")" : "");
+	return buf;
+}
 
 void rl_fail(struct rl_run *r, const char *fmt, ...)
 {
@@ -49,6 +105,27 @@ void rl_fail(struct rl_run *r, const char *fmt, ...)
 	}
 	pthread_mutex_unlock(&fail_lock);
 	WRITE_ONCE(r->phase, PHASE_STOP);
+}
+
+/*
+ * Why the threads could not be set up, for main's one line: the first
+ * failure, with the limit behind it (rl_strerror); r->setup_limit makes
+ * it bad input.
+ */
+static void setup_error(struct rl_run *r, int err, int hint,
+			const char *fmt, ...)
+{
+	va_list ap;
+	size_t n;
+
+	if (r->setup_err[0])
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(r->setup_err, sizeof(r->setup_err), fmt, ap);
+	va_end(ap);
+	if (n < sizeof(r->setup_err))
+		snprintf(r->setup_err + n, sizeof(r->setup_err) - n, ": %s",
+			 rl_strerror(err, hint, &r->setup_limit));
 }
 
 static void *worker_main(void *arg)
@@ -90,8 +167,8 @@ static struct worker *worker_new(struct rl_run *r, unsigned int id)
 	w->dfd = r->t.dfd >= 0 ?
 		 open(r->t.path, O_RDWR | O_DIRECT | O_CLOEXEC) : -1;
 	if (w->fd < 0 || (r->t.dfd >= 0 && w->dfd < 0)) {
-		fprintf(stderr, "rlwork: thread %u: opening %s: %s\n", id,
-			r->t.path, strerror(errno));
+		setup_error(r, errno, -1, "thread %u: opening it%s", id,
+			    w->fd < 0 ? "" : " with O_DIRECT");
 		if (w->fd >= 0)
 			close(w->fd);
 		free(w);
@@ -114,33 +191,12 @@ static struct worker *worker_new(struct rl_run *r, unsigned int id)
 	}
 	return w;
 nomem:
-	fprintf(stderr, "rlwork: thread %u: out of memory\n", id);
+	setup_error(r, ENOMEM, -1, "thread %u: its buffers", id);
 	close(w->fd);
 	if (w->dfd >= 0)
 		close(w->dfd);
 	free(w);
 	return NULL;
-}
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	rl_interrupted = 1;
-}
-
-/*
- * SIGINT, SIGTERM and SIGHUP stop the fill or the run at the next check
- * instead of killing the process, so the file it created is removed (or
- * the result of an interrupted run written).
- */
-void rl_signals_init(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
 }
 
 static double ts_diff(const struct timespec *a, const struct timespec *b)
@@ -208,8 +264,8 @@ static int start_worker(struct rl_run *r, unsigned int i, pthread_t *tid)
 		err = pthread_create(tid, &attr, worker_main, r->workers[i]);
 	pthread_attr_destroy(&attr);
 	if (err)
-		fprintf(stderr, "rlwork: starting thread %u%s: %s\n", i,
-			r->o.pin ? " (--pin)" : "", strerror(err));
+		setup_error(r, err, RLIMIT_NPROC, "starting thread %u%s", i,
+			    r->o.pin ? " (--pin)" : "");
 	return err;
 }
 
@@ -232,6 +288,45 @@ static void free_workers(struct rl_run *r, unsigned int n)
 	}
 }
 
+/*
+ * A thread sees the stop between two ops, and an op may take longer than
+ * anyone waits after a signal (calib at its largest --loops spins for
+ * minutes): after SIGINT, SIGTERM or SIGHUP each thread gets STOP_GRACE_S
+ * to finish its op. One still in it is left running (its files and
+ * buffers stay, r->abandoned counts it); the run has failed, main writes
+ * the result without the workload's teardown, and the exit ends it.
+ */
+#define STOP_GRACE_S	2.0
+
+static void join_workers(struct rl_run *r, pthread_t *tids)
+{
+	struct timespec now, tick, giveup;
+	bool signalled = false;
+	unsigned int i;
+
+	for (i = 0; i < r->nthreads; i++) {
+		/* in slices: a signal may come while a thread is waited for */
+		for (;;) {
+			clock_gettime(CLOCK_REALTIME, &tick);
+			ts_add(&tick, 0.05);
+			if (pthread_timedjoin_np(tids[i], NULL, &tick) != ETIMEDOUT)
+				break;
+			if (!rl_interrupted)
+				continue;
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (!signalled) {
+				signalled = true;
+				giveup = now;
+				ts_add(&giveup, STOP_GRACE_S);
+			}
+			if (ts_diff(&now, &giveup) <= 0) {
+				r->abandoned++;
+				break;
+			}
+		}
+	}
+}
+
 /* Returns -1 when the threads could not be set up; nothing ran then. */
 int rl_harness_run(struct rl_run *r)
 {
@@ -242,8 +337,7 @@ int rl_harness_run(struct rl_run *r)
 	r->workers = calloc(r->nthreads, sizeof(*r->workers));
 	tids = calloc(r->nthreads, sizeof(*tids));
 	if (!r->workers || !tids) {
-		fprintf(stderr, "rlwork: out of memory for %u threads\n",
-			r->nthreads);
+		setup_error(r, ENOMEM, -1, "%u threads", r->nthreads);
 		free(tids);
 		return -1;
 	}
@@ -256,7 +350,7 @@ int rl_harness_run(struct rl_run *r)
 		}
 	}
 	if (placement_start(r)) {
-		fprintf(stderr, "rlwork: out of memory for the placement\n");
+		setup_error(r, ENOMEM, -1, "the placement");
 		free_workers(r, r->nthreads);
 		free(tids);
 		return -1;
@@ -294,12 +388,12 @@ int rl_harness_run(struct rl_run *r)
 	wait_until(r, &deadline);
 	WRITE_ONCE(r->phase, PHASE_STOP);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	for (i = 0; i < r->nthreads; i++)
-		pthread_join(tids[i], NULL);
-	free_workers(r, r->nthreads);
 	r->measured_s = ts_diff(&t0, &t1);
 	if (rl_interrupted && !r->failed)
 		rl_fail(r, "interrupted by a signal");
+	join_workers(r, tids);
+	if (!r->abandoned)
+		free_workers(r, r->nthreads);
 	free(tids);
 	return 0;
 }

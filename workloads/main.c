@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -198,6 +199,9 @@ static void set_started(struct rl_run *r)
 	strftime(r->started, sizeof(r->started), "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* --points: errors go to stdout as "bad ...", nothing else is printed */
+static bool points_mode;
+
 static int parse(struct rl_run *r, int argc, char **argv)
 {
 	struct opt_set sets[2] = {
@@ -216,6 +220,8 @@ static int parse(struct rl_run *r, int argc, char **argv)
 	if (common_check(r, err, sizeof(err)) ||
 	    (r->wl->check && r->wl->check(r, err, sizeof(err))))
 		goto bad;
+	if (points_mode)
+		return 0;
 	/* stdout is for the JSON when it goes there or is all we produce */
 	r->info = r->o.json && (r->o.dry_run || !strcmp(r->o.json, "-")) ?
 		  stderr : stdout;
@@ -226,9 +232,60 @@ static int parse(struct rl_run *r, int argc, char **argv)
 		r->ops_off = r->wl->unused_ops(r);
 	return 0;
 bad:
-	fprintf(stderr, "rlwork %s: %s (see rlwork %s --help)\n",
-		r->wl->name, err, r->wl->name);
+	fprintf(points_mode ? stdout : stderr,
+		"%srlwork %s: %s (see rlwork %s --help)\n",
+		points_mode ? "bad " : "", r->wl->name, err, r->wl->name);
 	return EXIT_BADINPUT;
+}
+
+/*
+ * rlwork --points: the dry run of every point of a matrix in one process
+ * (runners/matrix ran one rlwork a point, most of its 30-100 ms a point).
+ * Each line on stdin is a workload and its options, words separated by
+ * single spaces (a matrix point's words hold no quotes or blanks); each
+ * prints one line: "ok " and {"params":...,"workload":...} (compact,
+ * keys sorted: equal strings are equal points), or "bad " and the line
+ * the dry run of the same words prints on stderr. Exit 0 once stdin ends.
+ */
+static int check_points(void)
+{
+	size_t cap = 0;
+	char *line = NULL, *tok, *save, *dump;
+	char **argv = NULL;
+	struct rl_run *r;
+	ssize_t n;
+	int argc;
+	json_t *doc;
+
+	points_mode = true;
+	while ((n = getline(&line, &cap, stdin)) > 0) {
+		if (line[n - 1] == '\n')
+			line[n - 1] = 0;
+		argv = realloc(argv, (n / 2 + 2) * sizeof(*argv));
+		argc = 0;
+		for (tok = strtok_r(line, " ", &save); tok;
+		     tok = strtok_r(NULL, " ", &save))
+			argv[argc++] = strdup(tok);	/* kept: options point into it */
+		if (posix_memalign((void **)&r, CACHELINE, sizeof(*r)))
+			return EXIT_MEASURED;
+		memset(r, 0, sizeof(*r));
+		r->t.fd = r->t.dfd = -1;
+		r->wl = argc ? find_workload(argv[0]) : NULL;
+		if (!r->wl) {
+			printf("bad rlwork: unknown workload '%s' (rlwork --list names them)\n",
+			       argc ? argv[0] : "");
+		} else if (!parse(r, argc - 1, argv + 1)) {
+			doc = json_pack("{s:s, s:o}", "workload", r->wl->name,
+					"params", params_json(r));
+			dump = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
+			printf("ok %s\n", dump);
+			free(dump);
+			json_decref(doc);
+		}
+		fflush(stdout);
+	}
+	free(line);
+	return 0;
 }
 
 /*
@@ -291,6 +348,8 @@ int main(int argc, char **argv)
 	struct rl_run *r;
 	int i, ret;
 
+	/* from the start: a dry run's --json has a temp file too */
+	rl_signals_init();
 	workloads_init();
 	if (argc < 2) {
 		usage(stderr);
@@ -300,6 +359,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "--points"))
+		return check_points();
 	/* the names alone, one a line, for scripts and tests */
 	if (!strcmp(argv[1], "--list")) {
 		for (i = 0; i < (int)nworkloads; i++)
@@ -336,8 +397,8 @@ int main(int argc, char **argv)
 		return EXIT_MEASURED;
 	}
 
-	/* from here a signal ends the run cleanly: no file of ours is left */
-	rl_signals_init();
+	/* from here SIGINT, SIGTERM and SIGHUP end the run cleanly */
+	rl_signals_run();
 	set_started(r);
 	r->t.file_id = (uint32_t)(getpid() * 2654435761u ^ time(NULL));
 	ret = target_open(r);
@@ -361,18 +422,29 @@ int main(int argc, char **argv)
 		return ret;
 	}
 	if (rl_harness_run(r)) {
-		fprintf(stderr, "rlwork %s: %s: the threads could not be set up; the run did not start\n",
-			r->wl->name, r->o.file);
+		fprintf(stderr, "rlwork %s: %s: %s; the run did not start%s\n",
+			r->wl->name, r->o.file, r->setup_err, r->setup_limit ?
+			" (accepted: a higher limit, or fewer --threads)" : "");
 		target_abort(r);
-		return EXIT_MEASURED;
+		return r->setup_limit ? EXIT_BADINPUT : EXIT_MEASURED;
 	}
-	if (r->wl->teardown)
-		r->wl->teardown(r);
-	if (r->oracle)
-		final_verify(r);
 	/* a signal after the threads stopped still fails the run */
 	if (rl_interrupted && !r->failed)
 		rl_fail(r, "interrupted by a signal");
+	if (r->abandoned) {
+		/* a thread is still in its op: nothing may be torn down under it */
+		snprintf(r->fail_msg + strlen(r->fail_msg),
+			 sizeof(r->fail_msg) - strlen(r->fail_msg),
+			 " (%u threads still in an op were left to the exit)",
+			 r->abandoned);
+	} else {
+		if (r->wl->teardown)
+			r->wl->teardown(r);
+		if (r->oracle)
+			final_verify(r);
+		if (rl_interrupted && !r->failed)
+			rl_fail(r, "interrupted by a signal");
+	}
 	ret = report_write(r);
 	if (r->failed)
 		fprintf(stderr, "rlwork %s: failed: %s\n", r->wl->name,

@@ -121,6 +121,21 @@ static int check_range(const struct opt_def *d, double v, const char *s,
 	return 0;
 }
 
+/*
+ * Whole numbers are compared as whole numbers: as doubles, every value
+ * within 2^-53 of the bound (--seed 1000000000000000001 against 1e18)
+ * rounded onto it and passed.
+ */
+static int check_urange(const struct opt_def *d, uint64_t v, const char *s,
+			char *err, size_t len)
+{
+	if (d->min <= d->max &&
+	    (v < (uint64_t)d->min || v > (uint64_t)d->max))
+		return fail(err, len, "--%s: %s is out of range (%s)",
+			    d->name, s, range_str(d));
+	return 0;
+}
+
 static int kv_add(struct kv_list *l, const char *s, const struct opt_def *d,
 		  char *err, size_t len)
 {
@@ -164,7 +179,7 @@ static int set_value(const struct opt_def *d, void *base, const char *s,
 		if (errno || *end || *s < '0' || *s > '9')
 			return fail(err, len, "--%s: '%s' is not a number (%s)",
 				    d->name, s, range_str(d));
-		if (check_range(d, (double)u, s, err, len))
+		if (check_urange(d, u, s, err, len))
 			return -1;
 		*(uint64_t *)p = u;
 		return 0;
@@ -173,7 +188,7 @@ static int set_value(const struct opt_def *d, void *base, const char *s,
 			return fail(err, len,
 				    "--%s: '%s' is not a size (bytes with an optional k/m/g/t suffix, %s)",
 				    d->name, s, range_str(d));
-		if (check_range(d, (double)u, s, err, len))
+		if (check_urange(d, u, s, err, len))
 			return -1;
 		*(uint64_t *)p = u;
 		return 0;
@@ -309,6 +324,15 @@ int opt_parse_argv(struct opt_set *sets, int nsets, int argc, char **argv,
 		} else {
 			if (i + 1 >= argc)
 				return fail(err, errlen, "--%s needs a value",
+					    d->name);
+			/*
+			 * The next word is an option, not this one's value:
+			 * "--json --dry-run" wrote a file named --dry-run.
+			 */
+			if (!strncmp(argv[i + 1], "--", 2))
+				return fail(err, errlen,
+					    "--%s needs a value, got the option '%.60s' (accepted: --%s VALUE, or --%s=VALUE for a value that starts with --)",
+					    d->name, argv[i + 1], d->name,
 					    d->name);
 			val = argv[++i];
 		}

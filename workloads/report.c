@@ -134,7 +134,7 @@ static json_t *param_value(const struct opt_def *d, const void *base)
 	}
 }
 
-static json_t *params_json(const struct rl_run *r)
+json_t *params_json(const struct rl_run *r)
 {
 	const struct opt_set sets[] = {
 		{ .defs = common_opts, .base = (void *)&r->o },
@@ -379,6 +379,7 @@ static int write_file(const struct rl_run *r, json_t *doc)
 	const size_t flags = JSON_INDENT(1) | JSON_SORT_KEYS;
 	const char *path = r->o.json;
 	char tmp[PATH_MAX], err[PATH_MAX + 256], *copy;
+	sigset_t old;
 	mode_t mask;
 	FILE *f;
 	int fd, e;
@@ -392,7 +393,14 @@ static int write_file(const struct rl_run *r, json_t *doc)
 	copy = strdup(path);
 	snprintf(tmp, sizeof(tmp), "%s/.rlwork-XXXXXX", dirname(copy));
 	free(copy);
+	/* a fatal signal removes the temp file from its creation on */
+	rl_signals_block(&old);
 	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd >= 0)
+		rl_doomed_set(RL_DOOMED_TEMP, tmp, fd);
+	e = errno;
+	rl_signals_restore(&old);
+	errno = e;
 	if (fd < 0)
 		goto fail;
 	/* what fopen(path, "w") would have made, not mkstemp's 0600 */
@@ -404,7 +412,6 @@ static int write_file(const struct rl_run *r, json_t *doc)
 		errno = e;
 		goto fail_unlink;
 	}
-	owner_mark(fd, "result");	/* else only --force replaces it */
 	if (json_dumpf(doc, f, flags) || fputc('\n', f) == EOF || fflush(f) ||
 	    fsync(fileno(f))) {
 		e = errno;
@@ -412,6 +419,8 @@ static int write_file(const struct rl_run *r, json_t *doc)
 		errno = e;
 		goto fail_unlink;
 	}
+	/* after the writes: the mark records the size and mtime they left */
+	owner_mark(fd, "result");	/* else only --force replaces it */
 	if (fclose(f))
 		goto fail_unlink;
 	if (result_path_check(r, false, err, sizeof(err))) {
@@ -438,22 +447,12 @@ fail:
 	return EXIT_MEASURED;
 }
 
-/*
- * SIGINT, SIGTERM and SIGHUP wait while the temp file exists: a dry run
- * has no handler, and dying there would leave the temp file behind.
- */
+/* renamed or removed: the temp file is no signal's business any more */
 static int write_doc(const struct rl_run *r, json_t *doc)
 {
-	sigset_t block, old;
-	int ret;
+	int ret = write_file(r, doc);
 
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	ret = write_file(r, doc);
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	rl_doomed_clear(RL_DOOMED_TEMP);
 	return ret;
 }
 

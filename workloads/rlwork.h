@@ -133,6 +133,7 @@ struct target {
 	int dfd;		/* O_DIRECT, or -1 */
 	uint64_t size;
 	bool created;		/* by this run: deleted at the end */
+	bool owned;		/* rlwork's before this run (its mark) */
 	bool sparse;		/* left as holes, not filled with tagged data */
 	uint32_t file_id;	/* in every tag written to it */
 	char fstype[32];
@@ -162,6 +163,9 @@ struct rl_run {
 	char started[32];
 	int failed;
 	char fail_msg[512];
+	unsigned int abandoned;	/* threads still in an op after a signal */
+	char setup_err[400];	/* why the threads could not be set up */
+	bool setup_limit;	/* ... a resource limit: bad input */
 };
 
 /* ---- hot-path helpers ---- */
@@ -222,10 +226,26 @@ static inline uint64_t rl_rand_below(struct worker *w, uint64_t n)
 /* stop the run: a measured failure (exit 1), reported once */
 void rl_fail(struct rl_run *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* -1: the threads could not be set up (r->setup_err says why) */
 int rl_harness_run(struct rl_run *r);
-/* set by SIGINT/SIGTERM/SIGHUP, from rl_signals_init() on */
+/* strerror(err), naming the resource limit behind it (*limit) if any */
+const char *rl_strerror(int err, int hint, bool *limit);
+/* signals.c: no file of rlwork's outlives a signal */
+/* set by SIGINT/SIGTERM/SIGHUP, from rl_signals_run() on */
 extern volatile sig_atomic_t rl_interrupted;
+/* every terminating signal: remove the doomed files, die of it */
 void rl_signals_init(void);
+/* from here SIGINT, SIGTERM and SIGHUP stop the run instead */
+void rl_signals_run(void);
+/* what a handler of a workload's own calls for a signal not its own */
+void rl_fatal_signal(int sig);
+/* block every signal rl_signals_init() catches: create, then register */
+void rl_signals_block(sigset_t *old);
+void rl_signals_restore(const sigset_t *old);
+/* the files a fatal signal removes, each while its name leads to fd's inode */
+enum rl_doomed { RL_DOOMED_TARGET, RL_DOOMED_TEMP, RL_DOOMED_SLOTS };
+int rl_doomed_set(enum rl_doomed slot, const char *path, int fd);
+void rl_doomed_clear(enum rl_doomed slot);
 
 /* target.c */
 int target_open(struct rl_run *r);
@@ -238,6 +258,7 @@ int target_split_pages(struct rl_run *r);
 enum owner {
 	OWNER_NONE,	/* no mark: not rlwork's */
 	OWNER_OTHER,	/* a mark made for another inode or kind: a copy */
+	OWNER_CHANGED,	/* this inode's mark, but written since: not ours */
 	OWNER_UNKNOWN,	/* no xattrs, or no inode identity: unprovable */
 	OWNER_YES,
 };
@@ -257,6 +278,7 @@ void placement_params(const struct rl_run *r, struct json_t *params);
 void placement_env(const struct rl_run *r, struct json_t *env);
 
 /* report.c; both return an exit code */
+struct json_t *params_json(const struct rl_run *r);
 int report_write(struct rl_run *r);
 int report_point(struct rl_run *r);
 

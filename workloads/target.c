@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The target file: refuse what would destroy data rlwork does not own,
- * check the filesystem can do what the workload needs (O_DIRECT, punch,
- * room for the fill), and lay out tagged contents so every later read is
- * checkable. Also what the result document (--json) may replace, and the
- * ownership mark both share.
+ * The target file: refuse what would destroy data rlwork does not own
+ * (the ownership mark: owner.c), check the filesystem can do what the
+ * workload needs (O_DIRECT, punch, room for the fill), and lay out tagged
+ * contents so every later read is checkable.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
@@ -31,228 +32,9 @@
 #define TMPFS_MAGIC	0x01021994
 #define RAMFS_MAGIC	0x858458f6
 #define FILL_CHUNK	(1u << 20)
-#define OWNER_XATTR	"user.rlwork"
-
-/*
- * Ownership. A file is rlwork's when its user.rlwork xattr holds the kind
- * of file and the identity of the inode it sits on: inode number, birth
- * time and inode generation, as far as the filesystem reports them. rlwork
- * writes the mark when it creates the file. A copy does not pass: cp
- * without --preserve=xattr (or a first block copied with dd) has no mark,
- * and a copy that keeps xattrs (cp -a, rsync -X, tar --xattrs) is another
- * inode, with another number and birth time. Contents prove nothing (a
- * copy has the same), so they are not looked at. Where the mark cannot be
- * read or the inode reports neither a birth time nor a generation,
- * ownership cannot be proven and the file counts as not rlwork's.
- */
-static int owner_id(int fd, const char *kind, char *buf, size_t len)
-{
-	struct statx sx;
-	unsigned int gen;
-	bool have_gen;
-	size_t n;
-
-	if (statx(fd, "", AT_EMPTY_PATH, STATX_INO | STATX_BTIME, &sx))
-		return -1;
-	/* ext4, xfs, btrfs; tmpfs has a birth time but no such ioctl */
-	have_gen = !ioctl(fd, FS_IOC_GETVERSION, &gen);
-	if (!(sx.stx_mask & STATX_BTIME) && !have_gen) {
-		errno = ENOTSUP;
-		return -1;
-	}
-	n = snprintf(buf, len, "rlwork/1 %s ino=%llu", kind,
-		     (unsigned long long)sx.stx_ino);
-	if ((sx.stx_mask & STATX_BTIME) && n < len)
-		n += snprintf(buf + n, len - n, " btime=%lld.%09u",
-			      (long long)sx.stx_btime.tv_sec,
-			      sx.stx_btime.tv_nsec);
-	if (have_gen && n < len)
-		n += snprintf(buf + n, len - n, " gen=%u", gen);
-	return n < len ? 0 : -1;
-}
-
-int owner_mark(int fd, const char *kind)
-{
-	char id[160];
-
-	if (owner_id(fd, kind, id, sizeof(id)))
-		return -1;
-	return fsetxattr(fd, OWNER_XATTR, id, strlen(id), 0);
-}
-
-enum owner owner_check(int fd, const char *kind)
-{
-	char want[160], got[160];
-	ssize_t n;
-
-	n = fgetxattr(fd, OWNER_XATTR, got, sizeof(got) - 1);
-	if (n < 0)
-		return errno == ENODATA ? OWNER_NONE :
-		       errno == ERANGE ? OWNER_OTHER : OWNER_UNKNOWN;
-	got[n] = 0;
-	if (owner_id(fd, kind, want, sizeof(want)))
-		return OWNER_UNKNOWN;
-	return strcmp(got, want) ? OWNER_OTHER : OWNER_YES;
-}
-
-const char *owner_why(enum owner o)
-{
-	switch (o) {
-	case OWNER_YES:
-		return "";
-	case OWNER_OTHER:
-		return " (its " OWNER_XATTR " mark was made for another file: a copy, or another kind of rlwork file)";
-	case OWNER_UNKNOWN:
-		return " (no usable " OWNER_XATTR " xattr here: rlwork cannot prove it created it)";
-	default:
-		return "";
-	}
-}
-
-/* PATH with its directory resolved: the name the file has or would have */
-static char *resolved(const char *path)
-{
-	char *a = strdup(path), *b = strdup(path), *dir, *out = NULL;
-
-	dir = realpath(dirname(a), NULL);
-	if (dir && asprintf(&out, "%s/%s", dir, basename(b)) < 0)
-		out = NULL;
-	free(dir);
-	free(a);
-	free(b);
-	return out;
-}
-
-static const char *file_kind(mode_t m)
-{
-	return S_ISLNK(m) ? "a symbolic link" : S_ISDIR(m) ? "a directory" :
-	       S_ISCHR(m) ? "a character device" :
-	       S_ISBLK(m) ? "a block device" : S_ISFIFO(m) ? "a FIFO" :
-	       S_ISSOCK(m) ? "a socket" : "not a regular file";
-}
-
-/* create and remove a file in dir: the temp file will be possible */
-static int probe_dir(const char *dir)
-{
-	char tmp[PATH_MAX];
-	int fd;
-
-	sigset_t block, old;
-	int e;
-
-	/* a signal in between would leave the probe behind */
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	snprintf(tmp, sizeof(tmp), "%s/.rlwork-XXXXXX", dir);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd >= 0) {
-		close(fd);
-		unlink(tmp);
-	}
-	e = errno;
-	sigprocmask(SIG_SETMASK, &old, NULL);
-	errno = e;
-	return fd < 0 ? -1 : 0;
-}
-
-#define ACCEPTED "a new file in a writable directory, a result rlwork wrote, or - for stdout"
-
-/*
- * --json PATH names a new file or one rlwork wrote (its user.rlwork mark,
- * see target.c; --force: any regular file), never the target file, in a
- * directory we can write: checked before the run, so a bad PATH never
- * costs one, and again just before the rename, since a run takes long.
- * The rename replaces PATH itself, so symbolic links and everything but a
- * regular file are refused even with --force. probe: also create and
- * remove a file in the directory.
- */
-int result_path_check(const struct rl_run *r, bool probe, char *err,
-		      size_t len)
-{
-	const char *p = r->o.json;
-	const char *base;
-	char *copy, *dir, *rp = NULL, *rf = NULL;
-	struct stat st, fst;
-	enum owner own;
-	long name_max;
-	int fd, ret = -1;
-
-	if (!p || !strcmp(p, "-"))
-		return 0;
-	if (strlen(p) + sizeof("/.rlwork-XXXXXX") > PATH_MAX)
-		return snprintf(err, len, "--json: '%.40s...' is %zu bytes long; accepted: paths up to %zu bytes",
-				p, strlen(p),
-				(size_t)PATH_MAX - sizeof("/.rlwork-XXXXXX")), -1;
-	if (p[strlen(p) - 1] == '/')
-		return snprintf(err, len, "--json: '%s' names a directory; accepted: %s",
-				p, ACCEPTED), -1;
-	copy = strdup(p);
-	dir = dirname(copy);
-	base = p + strlen(p);
-	while (base > p && base[-1] != '/')
-		base--;
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-		snprintf(err, len, "--json: directory of '%s' does not exist", p);
-		goto out;
-	}
-	name_max = pathconf(dir, _PC_NAME_MAX);
-	if (name_max <= 0)
-		name_max = NAME_MAX;
-	if ((long)strlen(base) > name_max) {
-		snprintf(err, len, "--json: the file name of '%.40s...' is %zu bytes long; accepted: names up to %ld bytes",
-			 p, strlen(base), name_max);
-		goto out;
-	}
-	/*
-	 * access() knows EROFS and chattr +i, also for root; the probe knows
-	 * the rest (a pseudo filesystem, a server that says no, quotas).
-	 */
-	if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) ||
-	    (probe && probe_dir(dir))) {
-		snprintf(err, len, "--json: directory of '%s' is not writable (%s); accepted: %s",
-			 p, strerror(errno), ACCEPTED);
-		goto out;
-	}
-	rp = resolved(p);
-	rf = resolved(r->o.file);
-	if (lstat(p, &st)) {
-		if (errno != ENOENT) {
-			snprintf(err, len, "--json: '%s': %s", p, strerror(errno));
-			goto out;
-		}
-	} else if (!S_ISREG(st.st_mode)) {
-		snprintf(err, len, "--json: '%s' is %s, which rlwork never replaces; accepted: %s",
-			 p, file_kind(st.st_mode), ACCEPTED);
-		goto out;
-	}
-	if ((rp && rf && !strcmp(rp, rf)) ||
-	    (!lstat(p, &st) && !stat(r->o.file, &fst) &&
-	     st.st_dev == fst.st_dev && st.st_ino == fst.st_ino)) {
-		snprintf(err, len, "--json: '%s' is the target file (--file %s); accepted: any other path",
-			 p, r->o.file);
-		goto out;
-	}
-	if (!lstat(p, &st)) {
-		fd = open(p, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-		own = fd < 0 ? OWNER_UNKNOWN : owner_check(fd, "result");
-		if (fd >= 0)
-			close(fd);
-		if (own != OWNER_YES && !r->o.force) {
-			snprintf(err, len, "--json: '%s' exists and was not written by rlwork%s: refusing to replace it; accepted: %s (or --force)",
-				 p, owner_why(own), ACCEPTED);
-			goto out;
-		}
-	}
-	ret = 0;
-out:
-	free(rp);
-	free(rf);
-	free(copy);
-	return ret;
-}
+#ifndef CONFIGFS_MAGIC		/* not in every linux/magic.h */
+#define CONFIGFS_MAGIC	0x62656570
+#endif
 
 static int bad(const struct rl_run *r, const char *fmt, const char *detail)
 {
@@ -284,12 +66,20 @@ static void fs_name(dev_t dev, char *out, size_t len)
 	fclose(f);
 }
 
+#define NOT_REGULAR "not a regular file (rlwork needs a file it can truncate and punch)"
+
 static int check_direct_fs(struct rl_run *r)
 {
 	char *copy = strdup(r->o.file);
 	struct statfs sfs;
+	struct stat st;
 	int ret;
 
+	/* what the path is comes first: /dev/null is not tmpfs' fault */
+	if (!stat(r->o.file, &st) && !S_ISREG(st.st_mode)) {
+		free(copy);
+		return bad(r, "%s", NOT_REGULAR);
+	}
 	ret = statfs(dirname(copy), &sfs);
 	free(copy);
 	if (ret)
@@ -311,7 +101,16 @@ static int check_space(struct rl_run *r, const struct statvfs *vfs,
 	uint64_t bsize = vfs->f_frsize ? vfs->f_frsize : vfs->f_bsize;
 	/* root may use the blocks ext4 reserves */
 	uint64_t free = (geteuid() ? vfs->f_bavail : vfs->f_bfree) * bsize;
+	struct rlimit fsize;
 
+	/* `ulimit -f` would kill the fill with SIGXFSZ half way */
+	if (!getrlimit(RLIMIT_FSIZE, &fsize) && fsize.rlim_cur != RLIM_INFINITY &&
+	    r->t.size > fsize.rlim_cur) {
+		fprintf(stderr, "rlwork %s: %s: --size %llu: %s; accepted: a --size up to the limit, or a higher limit\n",
+			r->wl->name, r->o.file, (unsigned long long)r->t.size,
+			rl_strerror(EFBIG, -1, NULL));
+		return EXIT_BADINPUT;
+	}
 	/* f_blocks 0: no size to run out of (ramfs) */
 	if (r->t.sparse || !vfs->f_blocks || r->t.size <= free + reclaim)
 		return 0;
@@ -332,11 +131,11 @@ static int open_existing(struct rl_run *r, struct target *t)
 	if (stat(t->path, &st))
 		return -1;
 	if (!S_ISREG(st.st_mode))
-		return bad(r, "%s", "not a regular file (rlwork needs a file it can truncate and punch)");
+		return bad(r, "%s", NOT_REGULAR);
 	/* O_NONBLOCK: a FIFO swapped in since the stat must not hang us */
 	t->fd = open(t->path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (t->fd < 0)
-		return bad(r, "cannot open: %s", strerror(errno));
+		return bad(r, "cannot open: %s", rl_strerror(errno, -1, NULL));
 	if (fstat(t->fd, &fst) || fst.st_dev != st.st_dev ||
 	    fst.st_ino != st.st_ino ||
 	    fcntl(t->fd, F_SETFL, 0)) {
@@ -345,6 +144,7 @@ static int open_existing(struct rl_run *r, struct target *t)
 		return bad(r, "%s", "changed while being opened; refusing to touch it");
 	}
 	own = owner_check(t->fd, "data");
+	t->owned = own == OWNER_YES;
 	if (!r->o.force && own != OWNER_YES) {
 		fprintf(stderr, "rlwork %s: %s: exists and was not created by rlwork%s: refusing to overwrite it (use --force)\n",
 			r->wl->name, r->o.file, owner_why(own));
@@ -365,7 +165,9 @@ static int open_or_create(struct rl_run *r, struct target *t)
 {
 	int ret = open_existing(r, t);
 	struct statvfs vfs;
+	sigset_t old;
 	char *copy;
+	int e;
 
 	if (ret >= 0)
 		return ret;
@@ -376,9 +178,16 @@ static int open_or_create(struct rl_run *r, struct target *t)
 	free(copy);
 	if (!ret && (ret = check_space(r, &vfs, 0)))
 		return ret;
+	/* a fatal signal removes it from its creation on (signals.c) */
+	rl_signals_block(&old);
 	t->fd = open(t->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (t->fd >= 0)
+		rl_doomed_set(RL_DOOMED_TARGET, t->path, t->fd);
+	e = errno;
+	rl_signals_restore(&old);
+	errno = e;
 	if (t->fd < 0)
-		return bad(r, "cannot create: %s", strerror(errno));
+		return bad(r, "cannot create: %s", rl_strerror(errno, -1, NULL));
 	t->created = true;
 	if (owner_mark(t->fd, "data") && r->o.keep)
 		fprintf(stderr, "rlwork %s: %s: cannot mark it as rlwork's (%s): a later run will refuse it without --force\n",
@@ -506,9 +315,31 @@ int target_split_pages(struct rl_run *r)
 	return 0;
 }
 
+/*
+ * Files of kernel interfaces: a write there sets a knob or fails half way
+ * (/proc/self/status took the open and the truncate, then failed the fill
+ * with ESPIPE, a measured failure), so refuse before the first write.
+ */
+static bool pseudo_fs(long type)
+{
+	static const long magic[] = {
+		PROC_SUPER_MAGIC, SYSFS_MAGIC, DEBUGFS_MAGIC, TRACEFS_MAGIC,
+		SECURITYFS_MAGIC, CGROUP_SUPER_MAGIC, CGROUP2_SUPER_MAGIC,
+		BPF_FS_MAGIC, CONFIGFS_MAGIC, EFIVARFS_MAGIC, PSTOREFS_MAGIC,
+		SELINUX_MAGIC, SMACK_MAGIC, DEVPTS_SUPER_MAGIC,
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(magic); i++)
+		if (type == magic[i])
+			return true;
+	return false;
+}
+
 int target_open(struct rl_run *r)
 {
 	struct target *t = &r->t;
+	struct statfs sfs;
 	struct stat st;
 	int ret;
 
@@ -522,11 +353,23 @@ int target_open(struct rl_run *r)
 		return ret;
 	fstat(t->fd, &st);
 	fs_name(st.st_dev, t->fstype, sizeof(t->fstype));
+	if (!fstatfs(t->fd, &sfs) && pseudo_fs(sfs.f_type)) {
+		ret = bad(r, "is on %s, a kernel interface without storage; accepted: a file on a disk filesystem such as ext4",
+			  t->fstype);
+		goto fail;
+	}
 	if (r->wl->flags & WL_DIRECT) {
 		t->dfd = open(t->path, O_RDWR | O_DIRECT | O_CLOEXEC);
+		/* EINVAL is O_DIRECT's refusal; anything else is not its fault */
 		if (t->dfd < 0) {
-			ret = bad(r, "O_DIRECT is not supported here: %s",
-				  strerror(errno));
+			bool limit;
+			char why[400];
+
+			snprintf(why, sizeof(why), "%s", rl_strerror(errno, -1, &limit));
+			ret = bad(r, errno == EINVAL ?
+				  "O_DIRECT is not supported here: %s" : limit ?
+				  "cannot open it with O_DIRECT: %s; accepted: a higher limit" :
+				  "cannot open it with O_DIRECT: %s", why);
 			goto fail;
 		}
 	}
@@ -564,12 +407,17 @@ static void target_release(struct rl_run *r, bool remove)
 	    !lstat(t->path, &b) && a.st_dev == b.st_dev &&
 	    a.st_ino == b.st_ino)
 		unlink(t->path);
+	/* kept: the mark vouches for what this run left in it */
+	else if (!remove && (t->created || t->owned) && t->fd >= 0)
+		owner_mark(t->fd, "data");
+	/* kept, or gone: no signal may remove it from here on */
+	rl_doomed_clear(RL_DOOMED_TARGET);
 	if (t->dfd >= 0)
 		close(t->dfd);
 	if (t->fd >= 0)
 		close(t->fd);
 	t->fd = t->dfd = -1;
-	t->created = false;
+	t->created = t->owned = false;
 }
 
 /* the end of a run: the file goes unless --keep */

@@ -77,8 +77,7 @@ static void on_sigbus(int sig, siginfo_t *si, void *uc)
 	(void)uc;
 	if (fault_jmp)
 		siglongjmp(*fault_jmp, 1);
-	signal(sig, SIG_DFL);	/* not ours: crash as usual */
-	raise(sig);
+	rl_fatal_signal(sig);	/* not ours: crash as usual, file removed */
 }
 
 static int parse_roles(const char *s, struct ts_state *st)
