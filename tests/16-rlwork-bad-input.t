@@ -114,6 +114,7 @@ bad_cause() {
 	rm -rf "$dir/c" && mkdir "$dir/c"
 }
 mkdir "$dir/c"
+# shellcheck disable=SC2317 # called through bad_cause
 limited() { local l=$1; shift; bash -c "ulimit $l && exec \"\$@\"" sh "$@"; }
 bad_cause "ulimit -n 4: the open-file limit is named, not O_DIRECT" \
 	"c/f: cannot open it with O_DIRECT: Too many open files (the open-file limit, ulimit -n, is 4); accepted: a higher limit" \

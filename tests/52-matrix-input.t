@@ -154,6 +154,7 @@ run "$M" "$tmp/no"$'\e'"[2Jsuch.matrix"
 like "$RC:$OUT" "^2:matrix: matrix '.*no\\\\x1b\[2Jsuch.matrix' not found" "a name's terminal escape is printed as \\x1b"
 [[ $OUT != *$'\e'* ]]
 ok $? "... and no escape character reaches the terminal"
+# shellcheck disable=SC2016 # a literal hash, as in /etc/shadow
 printf 'root:$y$j9T$secrethash:19000:0:99999:7:::\nbin:*:19000:0:99999:7:::\n' >"$tmp/shadow"
 printf 'include shadow\n' >"$tmp/sh.matrix"
 run "$M" "$tmp/sh.matrix"
