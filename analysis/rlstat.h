@@ -310,6 +310,7 @@ struct ocsim {
 	bool all_points;	/* the effect at every point, else at one */
 	int n0, nmax;		/* fixed: n0 == nmax; sequential: n0..nmax */
 	bool naive;		/* sequential looks without spending alpha */
+	bool cost;		/* cost mode: one insn/op a point, no p99 */
 	struct gate gt;
 };
 
