@@ -15,18 +15,29 @@
 
 #include "rlstat.h"
 
-double parse_threshold(const char *s)
+/*
+ * A threshold in percent, @arg the option and its value: "2%" or "0.25%",
+ * or a bare number from 1 up.
+ * A bare number below 1 is refused: a script's 0.02 may mean 2% as a
+ * fraction, and read as 0.02% it would FAIL every run.
+ */
+double parse_threshold(char *const *arg)
 {
+	const char *opt = arg[0], *s = arg[1];
 	char *end;
+	bool pct;
 	double t;
 
 	errno = 0;
 	t = strtod(s, &end);
-	if (*end == '%')
+	pct = *end == '%';
+	if (pct)
 		end++;
-	if (errno || end == s || *end || !(t >= 0 && t < 100))
-		die_input("--threshold %s: accepted is a percentage in [0, 100), "
-			  "e.g. 2%%", s);
+	if (errno || end == s || *end || !(t >= 0 && t < 100) ||
+	    (!pct && t < 1))
+		die_input("%s %s: accepted is a percentage in [0, 100) with "
+			  "its %% sign, e.g. 2%% or 0.25%% (a bare number "
+			  "only from 1, read as percent)", opt, s);
 	return t;
 }
 
@@ -199,11 +210,11 @@ int regress_main(int argc, char **argv)
 	gate_init(&gt);
 	for (i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--threshold") && i + 1 < argc)
-			gt.threshold_pct = parse_threshold(argv[++i]);
+			gt.threshold_pct = parse_threshold(&argv[i++]);
 		else if (!strcmp(argv[i], "--cost-threshold") && i + 1 < argc)
-			gt.cost_threshold_pct = parse_threshold(argv[++i]);
+			gt.cost_threshold_pct = parse_threshold(&argv[i++]);
 		else if (!strcmp(argv[i], "--tail-threshold") && i + 1 < argc)
-			gt.tail_threshold_pct = parse_threshold(argv[++i]);
+			gt.tail_threshold_pct = parse_threshold(&argv[i++]);
 		else if (!strcmp(argv[i], "--alpha") && i + 1 < argc)
 			gt.alpha = parse_alpha(argv[++i]);
 		else if (!strcmp(argv[i], "--correction") && i + 1 < argc) {

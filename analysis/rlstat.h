@@ -324,7 +324,7 @@ void oc_run(const struct ocsim *s, unsigned long seed, int trials,
 	    struct ocres *res);
 int regress_main(int argc, char **argv);
 double parse_alpha(const char *s);
-double parse_threshold(const char *s);
+double parse_threshold(char *const *arg);
 int pick_baseline(const struct run *r, const char *want, bool given);
 
 #endif

@@ -5,7 +5,7 @@
 # data cannot tell; 2 for bad input or mismatched matrices.
 . "$(dirname "$0")/lib/tap.sh"
 [ -x analysis/rlstat ] || make -s -C analysis >/dev/null || exit 2
-plan 19
+plan 21
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -89,6 +89,13 @@ is "$RC" 2 "a missing run: exit 2"
 run $R regress "$tmp/A" "$tmp/A2" --threshold lots
 [ "$RC" = 2 ] && [[ $OUT == *"--threshold lots: accepted is a percentage"* ]]
 ok $? "a bad threshold: exit 2"
+# 0.02 would be 0.02%, not the 2% a script may mean: refused, unit named
+run $R regress "$tmp/A" "$tmp/A2" --cost-threshold 0.02
+[ "$RC" = 2 ] && [[ $OUT == *"--cost-threshold 0.02: accepted is a percentage in [0, 100) with its % sign, e.g. 2% or 0.25%"* ]]
+ok $? "a bare threshold below 1 is refused, naming the option (exit $RC)"
+run $R regress "$tmp/quiet1" "$tmp/quiet2" --threshold 2 --cost-threshold 0.25%
+[ "$RC" = 0 ]
+ok $? "a bare 2 and 0.25% are accepted (exit $RC)"
 
 # A/A end to end over many seeds, boot offsets included: FAILs at most
 # alpha. With 40 pairs, P(7 or more | rate 0.05) < 0.5%, so more than 6 is
