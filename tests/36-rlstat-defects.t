@@ -1,8 +1,9 @@
 #!/bin/bash
 # The statistics defects a review found, each on hand-made values: a
 # counter rising from 0, test/threshold/print on different statistics, a
-# zero rate switching the average, zero variance from quantisation, and
-# the boot-level offset rlsynth must be able to plant.
+# zero rate switching the average (now a failed point), zero variance
+# from quantisation, and the boot-level offset rlsynth must be able to
+# plant.
 . "$(dirname "$0")/lib/tap.sh"
 [ -x analysis/rlstat ] || make -s -C analysis >/dev/null || exit 2
 plan 14
@@ -78,10 +79,13 @@ setv Z "$rate" 100 0.5 100
 $R report "$tmp/Z" --no-charts >/dev/null 2>&1
 like "$(grep ' read ops/s' "$tmp/Z/report.txt")" '^Gmean read ops/s +17\.10 ' \
 	"{100, 0.5, 100}: the geometric mean 17.10, labelled Gmean"
+# a boot that did no work is a failed point, named by its file, not a
+# value that switches the row to the linear scale
 setv Z "$rate" 100 0 100
-$R report "$tmp/Z" --no-charts >/dev/null 2>&1
-like "$(grep ' read ops/s' "$tmp/Z/report.txt")" '^Amean read ops/s +66\.67 ' \
-	"{100, 0, 100}: no geometric mean exists; the row says Amean"
+gen Z0 15
+run $R regress "$tmp/Z0" "$tmp/Z"
+[ "$RC" = 1 ] && [[ $OUT == *"FAIL stock p000-dio"*"p000-dio-i2.result.json: status \"ok\" but its main rate (the first op's ops_per_s) is 0"* ]]
+ok $? "{100, 0, 100}: the boot whose rate is 0 is a failed point, its file named (exit $RC)"
 
 # 5. Zero variance is quantisation, not certainty: every per-iteration p99
 # of A in one bucket, every one of B two buckets up (about 3%).
