@@ -8,11 +8,16 @@
  * Other metrics are reported with uncorrected tests and never gated;
  * error counters (counters.*error*) fail whenever the candidate has one.
  *
- * Per metric: FAIL when the one-sided test of "worse" rejects at the
- * family level and the estimate is past the threshold; PASS when the
- * one-sided 1 - alpha upper bound of the regression is below the
- * threshold; otherwise INCONCLUSIVE. The run FAILs on any FAIL, PASSes
- * when every gated metric PASSes, and is INCONCLUSIVE otherwise.
+ * Per metric, one interval of the regression: its lower end at the
+ * family's Bonferroni level (alpha_f / k, the first Holm level: a FAIL
+ * names one metric among k), its upper end at alpha (a run PASSes only
+ * when every metric does, an intersection-union test, which needs no
+ * correction). FAIL when the interval lies entirely past the threshold,
+ * PASS when it lies inside it, INCONCLUSIVE otherwise: a test against
+ * the threshold, not against zero, so a real change the threshold allows
+ * never FAILs; it is reported as worse (Holm on the test against zero)
+ * within or not shown past the threshold. The run FAILs on any FAIL,
+ * PASSes when every gated metric PASSes, and is INCONCLUSIVE otherwise.
  *
  * Sequential runs (iterations added while points are undecided) spend
  * alpha over the looks n = 3..max: a p-value seen at n counts as p / w(n)
@@ -20,7 +25,8 @@
  * (P(min_n p_n / w(n) <= c) <= sum c w(n) = c), so Holm over them keeps
  * the family-wise false-alarm rate at alpha over the whole sequence. The
  * PASS bound at n is likewise the 1 - alpha w(n) bound, so a PASS found
- * at some look is wrong with probability at most alpha.
+ * at some look is wrong with probability at most alpha, and the FAIL
+ * bound the alpha_f w(n) / k one.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -229,13 +235,34 @@ static void decide(struct gitem *x, double af)
 		x->v = V_INCONC;
 		return;
 	}
-	if (x->padj <= af && x->c.past)
+	if (x->c.beyond)
 		x->v = V_FAIL;
 	else if (x->c.within)
 		x->v = V_PASS;
 	else
 		x->v = V_INCONC;
+	x->worse = x->padj <= af;
 	x->better = x->padj_better <= af && -x->c.reg > x->c.limit;
+}
+
+/*
+ * A change shown real the worse way whose interval lies inside the
+ * threshold: reported as such, never as FAIL, and PASS for the exit code.
+ */
+bool gate_worse_within(const struct gitem *x)
+{
+	return x->worse && x->v == V_PASS && !x->unsuited;
+}
+
+/* The gate column of the history: the verdict, and "worse" when shown. */
+const char *gate_label(const struct gitem *x)
+{
+	if (x->fam == FAM_OTHER)
+		return "info";
+	if (x->worse && x->v != V_FAIL)
+		return x->v == V_PASS ? "PASS, worse within threshold" :
+		       "INCONCLUSIVE, worse";
+	return verdict_name(x->v);
 }
 
 /* it[].ga, gb, mi set by the caller; fills in everything else. */
@@ -266,6 +293,7 @@ void gate_run(const struct gate *gt, struct gitem *it, int m)
 		/* a PASS seen at one of several looks: its bound spent too */
 		if (gt->sequential)
 			cmp_bound(&x->c, gt->alpha * w);
+		cmp_lower(&x->c, x->level);
 	}
 	for (fam = 0; fam < 4; fam++) {
 		correct(gt, it, m, fam, false);

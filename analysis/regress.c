@@ -2,10 +2,10 @@
 /*
  * The regression gate: run B (candidate) against run A (reference), the
  * same variant and point on both sides, decided by gate.c: exit 0 PASS
- * (every gated metric is within the threshold), 1 FAIL (a gated metric
- * regressed significantly and past the threshold, an error counter is
- * non-zero or a candidate point failed), 3 INCONCLUSIVE (neither), 2 bad
- * input.
+ * (every gated metric's interval lies inside the threshold), 1 FAIL (one
+ * lies entirely past it, an error counter is non-zero or a candidate
+ * point failed), 3 INCONCLUSIVE (neither, or an unsuited cost cell), 2
+ * bad input.
  */
 #include <errno.h>
 #include <math.h>
@@ -84,7 +84,7 @@ static int check_matrix(const struct run *a, const struct run *b)
 	return bad;
 }
 
-static void print_item(const struct gitem *x, const struct gate *gt)
+static void print_item(const struct gitem *x)
 {
 	const struct cmp *c = &x->c;
 	const struct metric_def *d = c->a->def;
@@ -129,10 +129,18 @@ static void print_item(const struct gitem *x, const struct gate *gt)
 	else
 		printf(", CI95 [%+.4g, %+.4g], bound %.4g worse",
 		       c->w.ci_lo * sc, c->w.ci_hi * sc, c->ub * sc);
-	printf(", p=%.3g one-sided (%s %.3g), MDE %.2f%% at level %.2g\n",
-	       c->p_worse, x->fam == FAM_OTHER ? "uncorrected" : "corrected",
-	       x->padj, c->mde_pct, x->level);
-	(void)gt;
+	printf(", p=%.3g one-sided (%s %.3g)", c->p_worse,
+	       x->fam == FAM_OTHER ? "uncorrected" : "corrected", x->padj);
+	if (c->logscale)
+		printf(", at least %.2f%% worse at level %.2g", c->lb,
+		       x->level);
+	else
+		printf(", at least %.4g worse at level %.2g", c->lb * sc,
+		       x->level);
+	if (x->fam != FAM_OTHER && x->worse && x->v != V_FAIL)
+		printf(x->v == V_PASS ? ", worse, within threshold" :
+		       ", worse, not shown past the threshold");
+	printf(", MDE %.2f%% at level %.2g\n", c->mde_pct, x->level);
 }
 
 static int collect(const struct run *a, const struct run *b,
@@ -263,8 +271,9 @@ int regress_main(int argc, char **argv)
 		if (it[i].fam != FAM_OTHER)
 			cnt[it[i].v]++;
 		if (verbose || it[i].unsuited ||
-		    (it[i].fam != FAM_OTHER && it[i].v != V_PASS))
-			print_item(&it[i], &gt);
+		    (it[i].fam != FAM_OTHER && (it[i].v != V_PASS ||
+						it[i].worse)))
+			print_item(&it[i]);
 	}
 	blind_note(it, n);
 	v = gate_overall(it, n, nfail);

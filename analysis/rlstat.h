@@ -180,10 +180,12 @@ struct cmp {
 	double ci_pct_lo, ci_pct_hi;	/* two-sided 1 - alpha CI of pct */
 	double abs;		/* vb - va */
 	double reg, ub, limit;	/* regression, its one-sided upper bound */
+	double lb;		/* its lower bound at the gate's level (cmp_lower) */
 	double p_worse, p_better;	/* one-sided p-values, uncorrected */
 	bool worse;		/* the estimate moved the worse way */
 	bool past;		/* reg beyond the limit */
 	bool within;		/* ub below the limit: equivalent */
+	bool beyond;		/* lb past the limit: shown past it */
 	double mde_pct;		/* one-sided, 80% power, at the level given */
 };
 
@@ -191,6 +193,7 @@ void cmp_compute(struct cmp *c, const struct group_metric *a,
 		 const struct group_metric *b, double alpha, double thr_pct,
 		 double level);
 void cmp_bound(struct cmp *c, double alpha);
+void cmp_lower(struct cmp *c, double level);
 double metric_scale(const struct metric_def *d, const char **unit);
 const char *metric_label(const struct metric_def *d, char *buf, size_t len);
 void fmt_value(char *buf, size_t len, double v);
@@ -222,6 +225,7 @@ struct gitem {
 	double level;		/* the family's first Holm level at this n */
 	int v;			/* enum verdict */
 	bool better;		/* moved the better way, family-corrected */
+	bool worse;		/* shown to move the worse way, family-corrected */
 	int unsuited;		/* enum unsuited: a cost cell left ungated */
 };
 
@@ -245,6 +249,8 @@ void gate_run(const struct gate *gt, struct gitem *it, int m);
 struct gitem *gate_add_pair(struct gitem *it, int *n, const struct group *ga,
 			    const struct group *gb);
 int gate_overall(const struct gitem *it, int m, int nfailed);
+bool gate_worse_within(const struct gitem *x);
+const char *gate_label(const struct gitem *x);
 bool gate_undecided(const struct gate *gt, const struct gitem *it);
 bool run_is_sequential(const struct run *r, int *max_iter);
 struct gitem *gate_within(const struct gate *gt, const struct run *r,
