@@ -17,7 +17,8 @@
  * the threshold, not against zero, so a real change the threshold allows
  * never FAILs; it is reported as worse (Holm on the test against zero)
  * within or not shown past the threshold. The run FAILs on any FAIL,
- * PASSes when every gated metric PASSes, and is INCONCLUSIVE otherwise.
+ * PASSes when every gated metric PASSes, and is INCONCLUSIVE otherwise,
+ * also when a cost-mode cell is unsuited.
  *
  * Sequential runs (iterations added while points are undecided) spend
  * alpha over the looks n = 3..max: a p-value seen at n counts as p / w(n)
@@ -310,6 +311,9 @@ int gate_overall(const struct gitem *it, int m, int nfailed)
 	if (nfailed)
 		return V_FAIL;
 	for (i = 0; i < m; i++) {
+		/* a cell too noisy to gate is a finding, never a PASS */
+		if (it[i].unsuited)
+			gated++;
 		if (it[i].fam == FAM_OTHER)
 			continue;
 		if (it[i].v == V_FAIL)
