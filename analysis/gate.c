@@ -91,17 +91,22 @@ const char *verdict_name(int v)
 	return n[v];
 }
 
-/* Share of a family's alpha spent at a look with n iterations. */
-double gate_weight(const struct gate *gt, int n)
+/* Share of alpha spent at a look with n iterations, when there are looks. */
+static double look_weight(const struct gate *gt, int n)
 {
 	int interim = gt->max_iter - 3;
 	double eps = LOOK_EPS;
 
-	if (!gt->sequential || interim <= 0)
+	if (interim <= 0)
 		return 1;
 	if (interim * eps > 0.5)
 		eps = 0.5 / interim;
 	return n < gt->max_iter ? eps : 1 - interim * eps;
+}
+
+double gate_weight(const struct gate *gt, int n)
+{
+	return gt->sequential ? look_weight(gt, n) : 1;
 }
 
 /*
@@ -125,12 +130,20 @@ static bool is_cost(const struct gitem *x)
 static int nmin(const struct gitem *x);
 
 /*
- * The share of alpha at this item's look. Only time mode adds boots while
- * undecided; a cost-mode cell is looked at once, with the whole alpha.
+ * Was this item looked at more than once? Only time mode adds boots while
+ * undecided; a cost-mode cell is looked at once, with the whole alpha. A
+ * point run_is_sequential marked is sequential on its own, the others not.
  */
+static bool item_seq(const struct gate *gt, const struct gitem *x)
+{
+	return !is_cost(x) && (gt->sequential || x->ga->pt->seq ||
+			       x->gb->pt->seq);
+}
+
+/* The share of alpha at this item's look. */
 static double item_weight(const struct gate *gt, const struct gitem *x)
 {
-	return is_cost(x) ? 1 : gate_weight(gt, nmin(x));
+	return item_seq(gt, x) ? look_weight(gt, nmin(x)) : 1;
 }
 
 /* Kinds of op the point's results count: one rate each. */
@@ -292,7 +305,7 @@ void gate_run(const struct gate *gt, struct gitem *it, int m)
 			    gt->alpha, gate_threshold(gt, x->gb->pt, x->fam),
 			    gt->no_mde ? NAN : x->level);
 		/* a PASS seen at one of several looks: its bound spent too */
-		if (gt->sequential)
+		if (item_seq(gt, x))
 			cmp_bound(&x->c, gt->alpha * w);
 		cmp_lower(&x->c, x->level);
 	}
@@ -363,32 +376,63 @@ bool gate_undecided(const struct gate *gt, const struct gitem *x)
 				    pass_reachable(gt, x));
 }
 
-/* meta.json "iterations": "auto", or points with unequal iterations. */
+static bool timed(const struct group *g)
+{
+	return g && !strcmp(g->pt->mode, "time");
+}
+
+/* The number of boots most time-mode groups of @r have. */
+static int modal_niter(const struct run *r)
+{
+	int i, j, best = -1, bestc = 0, c;
+
+	for (i = 0; i < r->npoints * r->nvariants; i++) {
+		if (!timed(r->groups[i]))
+			continue;
+		for (j = 0, c = 0; j < r->npoints * r->nvariants; j++)
+			c += timed(r->groups[j]) &&
+			     r->groups[j]->niter == r->groups[i]->niter;
+		if (c > bestc) {
+			bestc = c;
+			best = r->groups[i]->niter;
+		}
+	}
+	return best;
+}
+
+/*
+ * meta.json "iterations": "auto": every time-mode point was looked at
+ * after each round, the whole run is sequential. A number there means no
+ * looks: a lost boot is data missing, not a look. Without either, a point
+ * whose variants have unequal boots, or boots unlike most points', may
+ * have been extended: that point alone is marked sequential (point->seq),
+ * so one lost boot costs only the points it touches.
+ */
 bool run_is_sequential(const struct run *r, int *max_iter)
 {
 	json_t *it = r->meta ? json_object_get(r->meta, "iterations") : NULL;
 	json_t *mx = r->meta ? json_object_get(r->meta, "max_iterations") :
 			       NULL;
-	bool seq = json_is_string(it) && !strcmp(json_string_value(it),
-						 "auto");
-	int pt, v, n = -1;
+	int pt, v, mode;
 
 	if (json_is_integer(mx) && json_integer_value(mx) >= 3)
 		*max_iter = json_integer_value(mx);
-	for (pt = 0; pt < r->npoints && !seq; pt++) {
+	if (json_is_string(it) && !strcmp(json_string_value(it), "auto"))
+		return true;
+	if (json_is_integer(it))
+		return false;
+	mode = modal_niter(r);
+	for (pt = 0; pt < r->npoints; pt++) {
 		if (strcmp(r->points[pt]->mode, "time"))
 			continue;
 		for (v = 0; v < r->nvariants; v++) {
 			const struct group *g = run_group(r, pt, v);
 
-			if (!g)
-				continue;
-			if (n >= 0 && g->niter != n)
-				seq = true;
-			n = g->niter;
+			if (g && g->niter != mode)
+				r->points[pt]->seq = true;
 		}
 	}
-	return seq;
+	return false;
 }
 
 /**

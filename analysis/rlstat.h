@@ -118,6 +118,7 @@ struct point {
 	int threads;		/* -1 when the point has no threads param */
 	struct metric_def *defs;
 	int ndefs;
+	bool seq;		/* alpha spent over looks here (run_is_sequential) */
 };
 
 struct run {

@@ -5,7 +5,7 @@
 # data cannot tell; 2 for bad input or mismatched matrices.
 . "$(dirname "$0")/lib/tap.sh"
 [ -x analysis/rlstat ] || make -s -C analysis >/dev/null || exit 2
-plan 21
+plan 22
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -96,6 +96,15 @@ ok $? "a bare threshold below 1 is refused, naming the option (exit $RC)"
 run $R regress "$tmp/quiet1" "$tmp/quiet2" --threshold 2 --cost-threshold 0.25%
 [ "$RC" = 0 ]
 ok $? "a bare 2 and 0.25% are accepted (exit $RC)"
+
+# A lost boot costs only the points it touches: p000's figures are the
+# same whether or not a boot of p001 is missing.
+cp -r "$tmp/A" "$tmp/lost"
+rm "$tmp/lost"/rangelock/p001-dio-i4.result.json
+p0() { $R regress "$tmp/A2" "$1" -v | grep '^[A-Z]* rangelock p000-dio'; }
+a=$(p0 "$tmp/A"); b=$(p0 "$tmp/lost")
+[ -n "$a" ] && [ "$a" = "$b" ]
+ok $? "one boot lost at p001: p000's intervals and verdicts unchanged"
 
 # A/A end to end over many seeds, boot offsets included: FAILs at most
 # alpha. With 40 pairs, P(7 or more | rate 0.05) < 0.5%, so more than 6 is
