@@ -120,10 +120,11 @@ like "$(head -1 <<<"$m")" '^Subject: \[rlbench\] PASS, no change' "the all-clear
 # A real change the threshold allows (insn/op up 0.1%, threshold 0.25%)
 # is mailed as worse, within threshold, and the night still exits 0.
 for k in 1 2; do
-	d=$tmp/w/2026110$k-c$k
+	d=$tmp/w/2026110$k-c$k eff=()
+	[ $k = 2 ] && eff=(--effect rangelock=-0.1)
 	mkdir -p "$tmp/w"
 	analysis/rlsynth "$d" --seed "$k" --mode cost --noise 0.01 \
-		$([ $k = 2 ] && echo --effect rangelock=-0.1) >/dev/null
+		${eff[@]+"${eff[@]}"} >/dev/null
 	jq -n --arg n "${d##*/}" --arg s "2026-11-0${k}T02:00:00Z" --arg c "$(short $k)" \
 		'{schema: "rlbench-night/1", night: $n, started: $s,
 		  kernel: {source: "git", tree: "/src/linux", branch: "main", commit: $c}}' >"$d/night.json"
