@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * bench-gate: the gate's operating characteristics by simulation (make
- * bench-gate). For noise CV 1%, 3%, 10%, 30% and a candidate 0%, 2%, 5%, 10%
- * slower: the share of runs the gate FAILs (false alarms for 0%, power
- * otherwise) and PASSes, at a fixed 3 and 10 boots a side and with the
- * sequential rule (3 up to 10), and the mean boots the latter used.
+ * bench-gate), on a matrix of 16 points like the default one. A true
+ * change of 0, 0.5, 0.75, 1 and 2 times the threshold at every point: the
+ * share of runs the gate FAILs and PASSes in time mode (CV 1%, 3%, 10%;
+ * 3 and 10 boots a side, and the sequential rule from 3 up to 10) and in
+ * cost mode (CV 0.01% to 0.1%, 3 boots); and the boots an A/A comparison
+ * needs to PASS when the sequential rule may go past 10.
  *
  *     analysis/bench-gate [--trials N] [--points P] [--seed S]
  */
@@ -14,30 +16,104 @@
 
 #include "rlstat.h"
 
-static void cellrow(struct ocsim *s, unsigned long seed, int trials)
+/* Changes in units of the threshold: inside it, at its edge, past it. */
+static const double fracs[] = { 0, 0.5, 0.75, 1, 2 };
+#define NFRAC (sizeof(fracs) / sizeof(fracs[0]))
+
+/* The rate change that makes the main metric f thresholds worse. */
+static double effect_of(const struct ocsim *s, double f)
+{
+	double t = (s->cost ? s->gt.cost_threshold_pct :
+		    s->gt.threshold_pct) / 100;
+
+	/* cost mode: insn/op rises by f * t, i.e. the rate falls to 1/(1+ft) */
+	return s->cost ? 1 / (1 + f * t) - 1 : -f * t;
+}
+
+static void cell(struct ocsim *s, int n0, int nmax, unsigned long seed,
+		 int trials, bool iters)
 {
 	struct ocres r;
 
-	s->n0 = s->nmax = 3;
+	s->n0 = n0;
+	s->nmax = nmax;
 	oc_run(s, seed, trials, &r);
 	printf(" |      %5.3f %5.3f", r.fail, r.pass);
-	s->n0 = s->nmax = 10;
-	oc_run(s, seed + 1, trials, &r);
-	printf(" |      %5.3f %5.3f", r.fail, r.pass);
-	s->n0 = 3;
-	oc_run(s, seed + 2, trials, &r);
-	printf(" |       %5.3f %5.3f %5.2f\n", r.fail, r.pass, r.iters);
+	if (iters)
+		printf(" %5.2f", r.iters);
+}
+
+static void time_mode(struct ocsim *s, unsigned long seed, int trials)
+{
+	static const double cvs[] = { 0.01, 0.03, 0.10 };
+	unsigned c, e;
+
+	printf("\nTime mode, the change at every point:\n"
+	       "   CV  change  x thr |  N=3: fail  pass | N=10: fail  pass |"
+	       "  seq: fail  pass iters\n");
+	for (c = 0; c < sizeof(cvs) / sizeof(cvs[0]); c++)
+		for (e = 0; e < NFRAC; e++) {
+			s->cv = cvs[c];
+			s->effect = effect_of(s, fracs[e]);
+			printf("%4.0f%% %6.2f%% %5.2f", cvs[c] * 100,
+			       s->effect * 100, fracs[e]);
+			seed += 10;
+			cell(s, 3, 3, seed, trials, false);
+			cell(s, 10, 10, seed + 1, trials, false);
+			cell(s, 3, 10, seed + 2, trials, true);
+			putchar('\n');
+		}
+}
+
+static void cost_mode(struct ocsim *s, unsigned long seed, int trials)
+{
+	static const double cvs[] = { 0.0001, 0.0003, 0.001 };
+	unsigned c, e;
+
+	s->cost = true;
+	printf("\nCost mode (insn/op, threshold %g%%), the change at every "
+	       "point:\n     CV insn/op  x thr |  N=3: fail  pass\n",
+	       s->gt.cost_threshold_pct);
+	for (c = 0; c < sizeof(cvs) / sizeof(cvs[0]); c++)
+		for (e = 0; e < NFRAC; e++) {
+			s->cv = cvs[c];
+			s->effect = effect_of(s, fracs[e]);
+			printf("%6.2f%% %+6.3f%% %5.2f", cvs[c] * 100,
+			       fracs[e] * s->gt.cost_threshold_pct, fracs[e]);
+			cell(s, 3, 3, seed += 10, trials, false);
+			putchar('\n');
+		}
+	s->cost = false;
+}
+
+/* A/A with the sequential rule allowed past 10 boots a side. */
+static void boots_needed(struct ocsim *s, unsigned long seed, int trials)
+{
+	static const double cvs[] = { 0.01, 0.03 };
+	static const int maxes[] = { 10, 20, 30, 50 };
+	unsigned c, k;
+
+	printf("\nA/A, sequential from 3 boots up to a maximum:\n"
+	       "   CV   max |        fail  pass iters\n");
+	s->effect = 0;
+	for (c = 0; c < sizeof(cvs) / sizeof(cvs[0]); c++)
+		for (k = 0; k < sizeof(maxes) / sizeof(maxes[0]); k++) {
+			s->cv = cvs[c];
+			printf("%4.0f%% %5d", cvs[c] * 100, maxes[k]);
+			cell(s, 3, maxes[k], seed += 10, trials, true);
+			putchar('\n');
+		}
 }
 
 int main(int argc, char **argv)
 {
-	static const double cvs[] = { 0.01, 0.03, 0.10, 0.30 };
-	static const double eff[] = { 0, -0.02, -0.05, -0.10 };
 	unsigned long seed = 20261203;
-	int trials = 2000, i, c, e, one;
+	int trials = 1000, i;
 	struct ocsim s;
 
 	oc_init(&s);
+	s.points = 16;
+	s.all_points = true;
 	for (i = 1; i < argc; i++) {
 		if (i + 1 < argc && !strcmp(argv[i], "--trials"))
 			trials = atoi(argv[++i]);
@@ -56,32 +132,17 @@ int main(int argc, char **argv)
 	       "baseline; per-boot\nvalues by rlsynth's model: half the "
 	       "variance a boot-level offset shared\nby every point of a "
 	       "boot, p99 noise %gx the rate's. Gate: alpha %g\n(primary "
-	       "%g, secondary %g, Holm within each), threshold %g%% (p99 "
-	       "%g%%),\nsequential looks at 3..%d boots a side, stopping a "
-	       "point once p >= %g\nand PASS is out of reach.\n"
-	       "fail = share of runs FAILed (false-alarm rate for 0%%, power "
-	       "otherwise),\npass = share PASSed, iters = mean boots per "
-	       "point and side.\n", trials, s.points, s.p99_mult,
-	       s.gt.alpha, s.gt.alpha * s.gt.primary_share,
+	       "%g, secondary %g), thresholds %g%% (p99 %g%%, cost mode "
+	       "%g%%);\nsequential: looks at 3..max boots a side while a "
+	       "point is undecided.\nThe change is given in units of the "
+	       "threshold (x thr): below 1 the gate\nshould not FAIL, at 2 "
+	       "it should. fail, pass = share of runs FAILed,\nPASSed; "
+	       "iters = mean boots per point and side.\n", trials, s.points,
+	       s.p99_mult, s.gt.alpha, s.gt.alpha * s.gt.primary_share,
 	       s.gt.alpha * (1 - s.gt.primary_share), s.gt.threshold_pct,
-	       s.gt.tail_threshold_pct, s.nmax, s.gt.futility);
-	for (one = 0; one < 2; one++) {
-		printf("\nCandidate slower at %s:\n",
-		       one ? "one point only" : "every point");
-		printf("   CV  change |  N=3: fail  pass | N=10: fail  pass |"
-		       "  seq: fail  pass iters\n");
-		for (c = 0; c < 4; c++)
-			for (e = 0; e < 4; e++) {
-				if (one && !e)
-					continue;
-				s.cv = cvs[c];
-				s.effect = eff[e];
-				s.all_points = !one;
-				printf("%4.0f%% %6.0f%%", cvs[c] * 100,
-				       eff[e] * 100);
-				cellrow(&s, seed + 100 * (c * 4 + e) +
-					1000 * one, trials);
-			}
-	}
+	       s.gt.tail_threshold_pct, s.gt.cost_threshold_pct);
+	time_mode(&s, seed, trials);
+	cost_mode(&s, seed + 1000, trials);
+	boots_needed(&s, seed + 2000, trials);
 	return 0;
 }

@@ -139,7 +139,7 @@ void cmp_compute(struct cmp *c, const struct group_metric *a,
 	c->a = a;
 	c->b = b;
 	c->pct = c->ci_pct_lo = c->ci_pct_hi = c->mde_pct = NAN;
-	c->reg = c->ub = c->p_worse = c->p_better = NAN;
+	c->reg = c->ub = c->lb = c->p_worse = c->p_better = NAN;
 	c->logscale = a->def->kind != MK_COUNTER && !a->def->linear &&
 		      !b->def->linear && all_positive(a) && all_positive(b);
 	if (c->logscale)
@@ -171,6 +171,26 @@ void cmp_bound(struct cmp *c, double alpha)
 	if (c->logscale)
 		c->ub = worse_pct(c->ub, hib);
 	c->within = c->ub < c->limit;
+}
+
+/*
+ * The one-sided lower bound of the regression at @level, and whether it
+ * lies past the limit: the test of "worse by more than the threshold",
+ * not of "worse", so a real change the threshold allows never FAILs.
+ */
+void cmp_lower(struct cmp *c, double level)
+{
+	bool hib = c->a->def->higher_is_better;
+	double r, tq;
+
+	if (!c->valid)
+		return;
+	r = hib ? -c->w.diff : c->w.diff;
+	tq = c->w.se > 0 ? gsl_cdf_tdist_Pinv(1 - level, c->w.df) : 0;
+	c->lb = r - tq * c->w.se;
+	if (c->logscale)
+		c->lb = worse_pct(c->lb, hib);
+	c->beyond = c->lb > c->limit;
 }
 
 /* Scale to the unit tables print: latency in us, bytes in MiB/s. */

@@ -8,11 +8,17 @@
  * Other metrics are reported with uncorrected tests and never gated;
  * error counters (counters.*error*) fail whenever the candidate has one.
  *
- * Per metric: FAIL when the one-sided test of "worse" rejects at the
- * family level and the estimate is past the threshold; PASS when the
- * one-sided 1 - alpha upper bound of the regression is below the
- * threshold; otherwise INCONCLUSIVE. The run FAILs on any FAIL, PASSes
- * when every gated metric PASSes, and is INCONCLUSIVE otherwise.
+ * Per metric, one interval of the regression: its lower end at the
+ * family's Bonferroni level (alpha_f / k, the first Holm level: a FAIL
+ * names one metric among k), its upper end at alpha (a run PASSes only
+ * when every metric does, an intersection-union test, which needs no
+ * correction). FAIL when the interval lies entirely past the threshold,
+ * PASS when it lies inside it, INCONCLUSIVE otherwise: a test against
+ * the threshold, not against zero, so a real change the threshold allows
+ * never FAILs; it is reported as worse (Holm on the test against zero)
+ * within or not shown past the threshold. The run FAILs on any FAIL,
+ * PASSes when every gated metric PASSes, and is INCONCLUSIVE otherwise,
+ * also when a cost-mode cell is unsuited.
  *
  * Sequential runs (iterations added while points are undecided) spend
  * alpha over the looks n = 3..max: a p-value seen at n counts as p / w(n)
@@ -20,7 +26,8 @@
  * (P(min_n p_n / w(n) <= c) <= sum c w(n) = c), so Holm over them keeps
  * the family-wise false-alarm rate at alpha over the whole sequence. The
  * PASS bound at n is likewise the 1 - alpha w(n) bound, so a PASS found
- * at some look is wrong with probability at most alpha.
+ * at some look is wrong with probability at most alpha, and the FAIL
+ * bound the alpha_f w(n) / k one.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -84,17 +91,22 @@ const char *verdict_name(int v)
 	return n[v];
 }
 
-/* Share of a family's alpha spent at a look with n iterations. */
-double gate_weight(const struct gate *gt, int n)
+/* Share of alpha spent at a look with n iterations, when there are looks. */
+static double look_weight(const struct gate *gt, int n)
 {
 	int interim = gt->max_iter - 3;
 	double eps = LOOK_EPS;
 
-	if (!gt->sequential || interim <= 0)
+	if (interim <= 0)
 		return 1;
 	if (interim * eps > 0.5)
 		eps = 0.5 / interim;
 	return n < gt->max_iter ? eps : 1 - interim * eps;
+}
+
+double gate_weight(const struct gate *gt, int n)
+{
+	return gt->sequential ? look_weight(gt, n) : 1;
 }
 
 /*
@@ -118,12 +130,20 @@ static bool is_cost(const struct gitem *x)
 static int nmin(const struct gitem *x);
 
 /*
- * The share of alpha at this item's look. Only time mode adds boots while
- * undecided; a cost-mode cell is looked at once, with the whole alpha.
+ * Was this item looked at more than once? Only time mode adds boots while
+ * undecided; a cost-mode cell is looked at once, with the whole alpha. A
+ * point run_is_sequential marked is sequential on its own, the others not.
  */
+static bool item_seq(const struct gate *gt, const struct gitem *x)
+{
+	return !is_cost(x) && (gt->sequential || x->ga->pt->seq ||
+			       x->gb->pt->seq);
+}
+
+/* The share of alpha at this item's look. */
 static double item_weight(const struct gate *gt, const struct gitem *x)
 {
-	return is_cost(x) ? 1 : gate_weight(gt, nmin(x));
+	return item_seq(gt, x) ? look_weight(gt, nmin(x)) : 1;
 }
 
 /* Kinds of op the point's results count: one rate each. */
@@ -229,13 +249,34 @@ static void decide(struct gitem *x, double af)
 		x->v = V_INCONC;
 		return;
 	}
-	if (x->padj <= af && x->c.past)
+	if (x->c.beyond)
 		x->v = V_FAIL;
 	else if (x->c.within)
 		x->v = V_PASS;
 	else
 		x->v = V_INCONC;
+	x->worse = x->padj <= af;
 	x->better = x->padj_better <= af && -x->c.reg > x->c.limit;
+}
+
+/*
+ * A change shown real the worse way whose interval lies inside the
+ * threshold: reported as such, never as FAIL, and PASS for the exit code.
+ */
+bool gate_worse_within(const struct gitem *x)
+{
+	return x->worse && x->v == V_PASS && !x->unsuited;
+}
+
+/* The gate column of the history: the verdict, and "worse" when shown. */
+const char *gate_label(const struct gitem *x)
+{
+	if (x->fam == FAM_OTHER)
+		return "info";
+	if (x->worse && x->v != V_FAIL)
+		return x->v == V_PASS ? "PASS, worse within threshold" :
+		       "INCONCLUSIVE, worse";
+	return verdict_name(x->v);
 }
 
 /* it[].ga, gb, mi set by the caller; fills in everything else. */
@@ -264,8 +305,9 @@ void gate_run(const struct gate *gt, struct gitem *it, int m)
 			    gt->alpha, gate_threshold(gt, x->gb->pt, x->fam),
 			    gt->no_mde ? NAN : x->level);
 		/* a PASS seen at one of several looks: its bound spent too */
-		if (gt->sequential)
+		if (item_seq(gt, x))
 			cmp_bound(&x->c, gt->alpha * w);
+		cmp_lower(&x->c, x->level);
 	}
 	for (fam = 0; fam < 4; fam++) {
 		correct(gt, it, m, fam, false);
@@ -282,6 +324,9 @@ int gate_overall(const struct gitem *it, int m, int nfailed)
 	if (nfailed)
 		return V_FAIL;
 	for (i = 0; i < m; i++) {
+		/* a cell too noisy to gate is a finding, never a PASS */
+		if (it[i].unsuited)
+			gated++;
 		if (it[i].fam == FAM_OTHER)
 			continue;
 		if (it[i].v == V_FAIL)
@@ -331,32 +376,63 @@ bool gate_undecided(const struct gate *gt, const struct gitem *x)
 				    pass_reachable(gt, x));
 }
 
-/* meta.json "iterations": "auto", or points with unequal iterations. */
+static bool timed(const struct group *g)
+{
+	return g && !strcmp(g->pt->mode, "time");
+}
+
+/* The number of boots most time-mode groups of @r have. */
+static int modal_niter(const struct run *r)
+{
+	int i, j, best = -1, bestc = 0, c;
+
+	for (i = 0; i < r->npoints * r->nvariants; i++) {
+		if (!timed(r->groups[i]))
+			continue;
+		for (j = 0, c = 0; j < r->npoints * r->nvariants; j++)
+			c += timed(r->groups[j]) &&
+			     r->groups[j]->niter == r->groups[i]->niter;
+		if (c > bestc) {
+			bestc = c;
+			best = r->groups[i]->niter;
+		}
+	}
+	return best;
+}
+
+/*
+ * meta.json "iterations": "auto": every time-mode point was looked at
+ * after each round, the whole run is sequential. A number there means no
+ * looks: a lost boot is data missing, not a look. Without either, a point
+ * whose variants have unequal boots, or boots unlike most points', may
+ * have been extended: that point alone is marked sequential (point->seq),
+ * so one lost boot costs only the points it touches.
+ */
 bool run_is_sequential(const struct run *r, int *max_iter)
 {
 	json_t *it = r->meta ? json_object_get(r->meta, "iterations") : NULL;
 	json_t *mx = r->meta ? json_object_get(r->meta, "max_iterations") :
 			       NULL;
-	bool seq = json_is_string(it) && !strcmp(json_string_value(it),
-						 "auto");
-	int pt, v, n = -1;
+	int pt, v, mode;
 
 	if (json_is_integer(mx) && json_integer_value(mx) >= 3)
 		*max_iter = json_integer_value(mx);
-	for (pt = 0; pt < r->npoints && !seq; pt++) {
+	if (json_is_string(it) && !strcmp(json_string_value(it), "auto"))
+		return true;
+	if (json_is_integer(it))
+		return false;
+	mode = modal_niter(r);
+	for (pt = 0; pt < r->npoints; pt++) {
 		if (strcmp(r->points[pt]->mode, "time"))
 			continue;
 		for (v = 0; v < r->nvariants; v++) {
 			const struct group *g = run_group(r, pt, v);
 
-			if (!g)
-				continue;
-			if (n >= 0 && g->niter != n)
-				seq = true;
-			n = g->niter;
+			if (g && g->niter != mode)
+				r->points[pt]->seq = true;
 		}
 	}
-	return seq;
+	return false;
 }
 
 /**

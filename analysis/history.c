@@ -318,8 +318,7 @@ static void insert_rows(sqlite3 *db, const struct run *r, const struct nid *id,
 					bind_num(st, 24, x->c.pct);
 					bind_num(st, 25, x->c.ci_pct_lo);
 					bind_num(st, 26, x->c.ci_pct_hi);
-					bind_text(st, 27, x->fam == FAM_OTHER ?
-						  "info" : verdict_name(x->v));
+					bind_text(st, 27, gate_label(x));
 				}
 				step_done(db, st);
 			}

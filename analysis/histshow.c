@@ -471,7 +471,7 @@ int history_main(int argc, char **argv)
 		else if (!strcmp(a, "--seed"))
 			o.seed = num_arg(a, argv[++i], 0, 4e9);
 		else if (!strcmp(a, "--threshold"))
-			thr = num_arg(a, argv[++i], 0, 99);
+			thr = parse_threshold(&argv[i++]);
 		else if (!strcmp(a, "--variant"))
 			variant = argv[++i];
 		else if (!strcmp(a, "--all"))

@@ -421,7 +421,8 @@ static void add_doc(struct run *r, struct doc *dc, int **seen, int *nseen)
 	int gi = dc->point * r->nvariants + dc->variant_idx;
 	int it = json_integer_value(json_object_get(dc->j, "iteration"));
 	json_t *verr;
-	int i;
+	bool failed, idle;
+	int i, mr;
 
 	for (i = 0; i < nseen[gi]; i++)
 		if (seen[gi][i] == it)
@@ -439,23 +440,30 @@ static void add_doc(struct run *r, struct doc *dc, int **seen, int *nseen)
 		g->accel = xstrdup(json_string_value(json_object_get(
 			json_object_get(dc->j, "env"), "accel")));
 	verr = json_object_get(json_object_get(dc->j, "verify"), "errors");
-	if (!strcmp(json_string_value(json_object_get(dc->j, "status")),
-		    "failed") ||
+	for (i = 0, mr = -1; i < g->nm; i++) {
+		g->m[i].def = &r->points[dc->point]->defs[i];
+		mr = mr < 0 && g->m[i].def->kind == MK_OPS ? i : mr;
+	}
+	failed = !strcmp(json_string_value(json_object_get(dc->j, "status")),
+			 "failed");
+	/* no work done says nothing of speed, and a 0 turns the row linear */
+	idle = !failed && mr >= 0 && !(doc_value(dc, g, &g->m[mr]) > 0);
+	if (failed || idle ||
 	    (json_is_integer(verr) && json_integer_value(verr) > 0)) {
 		g->nfailed++;
 		if (!g->first_error) {
 			json_t *e = json_object_get(dc->j, "error");
 
 			g->first_error = xasprintf("%s: %s", dc->path,
-				json_is_string(e) ? json_string_value(e) :
-				"verification errors");
+				idle ? "status \"ok\" but its main rate (the "
+				"first op's ops_per_s) is 0: a boot that did no "
+				"work is a failed point" : json_is_string(e) ?
+				json_string_value(e) : "verification errors");
 		}
 		return;
 	}
-	for (i = 0; i < g->nm; i++) {
-		g->m[i].def = &r->points[dc->point]->defs[i];
+	for (i = 0; i < g->nm; i++)
 		push_val(&g->m[i], doc_value(dc, g, &g->m[i]));
-	}
 	add_op_hists(dc, g);
 	g->roles |= has_roles(dc->j);
 }

@@ -161,7 +161,7 @@ static struct mitem *collect(const struct hist *h, int ni,
 
 		if (!v)
 			continue;
-		if (v->verdict && !strcmp(v->verdict, "INCONCLUSIVE"))
+		if (v->verdict && !strncmp(v->verdict, "INCONCLUSIVE", 12))
 			(*ninc)++;
 		cp = xcalloc(k + 2, sizeof(*cp));
 		m = new_cps(s, k, o, cp);
@@ -237,10 +237,13 @@ static void item_text(FILE *f, const struct hist *h, const struct mitem *x)
 	free(t);
 	if (!x->cp) {
 		t = xasprintf("%.6g -> %.6g %s, %+.2f%% (CI95 %+.2f%% .. "
-			      "%+.2f%%), n=%d: gate FAIL (worse past the "
-			      "threshold, significant)", v->v / (1 + v->chg /
-			      100), v->v, s->unit, v->chg, v->chg_lo,
-			      v->chg_hi, v->n);
+			      "%+.2f%%), n=%d: %s", v->v / (1 + v->chg / 100),
+			      v->v, s->unit, v->chg, v->chg_lo, v->chg_hi, v->n,
+			      !strcmp(v->verdict, "FAIL") ? "gate FAIL (its "
+			      "interval lies past the threshold)" :
+			      !strncmp(v->verdict, "PASS", 4) ? "worse, within "
+			      "threshold (gate PASS)" : "worse, not shown "
+			      "past the threshold (gate INCONCLUSIVE)");
 	} else {
 		const struct hnight *b = &h->nights[x->before];
 		const struct hnight *a = &h->nights[s->v[x->cp->at].night];
@@ -254,6 +257,28 @@ static void item_text(FILE *f, const struct hist *h, const struct mitem *x)
 	}
 	wrap_at(f, 4, 6, "", t);
 	free(t);
+}
+
+/*
+ * Gated metrics shown worse but not past the threshold: real, allowed,
+ * listed so that they are seen, and no part of the exit code.
+ */
+static void worse_within(FILE *f, const struct hist *h, int ni)
+{
+	int i, k, n = 0;
+
+	for (i = 0; i < h->ns; i++) {
+		const struct hval *v = at_night(&h->s[i], ni, &k);
+		struct mitem x = { .s = &h->s[i], .v = v };
+
+		if (!v || !v->verdict || !strstr(v->verdict, ", worse"))
+			continue;
+		if (!n++)
+			fputs("\nWorse, within threshold or not shown past it "
+			      "(a real change the\nthreshold allows; the exit "
+			      "code does not change):\n", f);
+		item_text(f, h, &x);
+	}
 }
 
 int mail_write(FILE *f, const struct hist *h, int ni, double thr,
@@ -299,6 +324,7 @@ int mail_write(FILE *f, const struct hist *h, int ni, double thr,
 			      o->min_change);
 		wrap(f, 0, "", t);
 		free(t);
+		worse_within(f, h, ni);
 		return ferror(f);
 	}
 	t = xasprintf("rlbench nightly %s: %s%s%s", n->night, n->verdict,
@@ -326,8 +352,9 @@ int mail_write(FILE *f, const struct hist *h, int ni, double thr,
 			if (!it[i].cp)
 				item_text(f, h, &it[i]);
 	}
+	worse_within(f, h, ni);
 	if (ninc)
-		fprintf(f, "\n%d gated metric(s) INCONCLUSIVE: neither worse past "
+		fprintf(f, "\n%d gated metric(s) INCONCLUSIVE: neither shown past "
 			"the threshold\nnor shown to be within it.\n", ninc);
 	if (ncp) {
 		fprintf(f, "\nChange points first seen tonight (E-Divisive "

@@ -59,7 +59,7 @@ int next_main(int argc, char **argv)
 			baseline = argv[++i];
 			given = true;
 		} else if (!strcmp(argv[i], "--threshold") && i + 1 < argc) {
-			x.gt.threshold_pct = parse_threshold(argv[++i]);
+			x.gt.threshold_pct = parse_threshold(&argv[i++]);
 		} else if (!strcmp(argv[i], "--max-iterations") &&
 			   i + 1 < argc) {
 			max = parse_max(argv[++i]);

@@ -4,7 +4,9 @@
  * candidate variant over a matrix of points, per-boot values drawn by
  * rlsynth's model (a boot-level offset shared by every point of a boot
  * times a per-point noise), decided by gate.c exactly as `rlstat report`
- * and `rlstat next` decide, with or without the sequential rule.
+ * and `rlstat next` decide, with or without the sequential rule. Time
+ * mode gates a rate and its p99 per point; cost mode one insn/op, looked
+ * at once.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -36,7 +38,7 @@ struct ocrun {
 	int n;
 };
 
-static void setup(struct ocrun *o, int npts)
+static void setup(struct ocrun *o, int npts, bool cost)
 {
 	int p, v, k;
 
@@ -50,11 +52,16 @@ static void setup(struct ocrun *o, int npts)
 		x->defs[1] = (struct metric_def){ .name = "read.lat_ns.p99",
 			.unit = "ns", .kind = MK_LAT, .op = "read",
 			.pct = "99" };
-		x->pt = (struct point){ .label = "p", .mode = "time",
-			.defs = x->defs, .ndefs = 2 };
+		if (cost)
+			x->defs[0] = (struct metric_def){
+				.name = "read.insn_per_op", .unit = "insn/op",
+				.kind = MK_INSN, .op = "read" };
+		x->pt = (struct point){ .label = "p",
+			.mode = cost ? "cost" : "time", .defs = x->defs,
+			.ndefs = cost ? 1 : 2 };
 		for (v = 0; v < 2; v++) {
 			x->g[v] = (struct group){ .variant = v ? "b" : "a",
-				.pt = &x->pt, .m = x->m[v], .nm = 2 };
+				.pt = &x->pt, .m = x->m[v], .nm = x->pt.ndefs };
 			for (k = 0; k < 2; k++)
 				x->m[v][k] = (struct group_metric){
 					.def = &x->defs[k],
@@ -65,7 +72,8 @@ static void setup(struct ocrun *o, int npts)
 
 /*
  * One boot's values at one point: rlsynth's rate * boot * (1 + noise),
- * and a p99 that moves against the rate with three times its noise.
+ * and a p99 that moves against the rate with three times its noise; in
+ * cost mode insn/op, which moves against the rate.
  */
 static void draw(const struct ocsim *s, gsl_rng *rng, struct ocrun *x,
 		 int v, int i, double boot, bool planted)
@@ -74,7 +82,7 @@ static void draw(const struct ocsim *s, gsl_rng *rng, struct ocrun *x,
 	double scale = 1 + (v && planted ? s->effect : 0);
 	double rate = 20000 * scale * boot * (1 + gsl_ran_gaussian(rng, sw));
 
-	x->vals[v][0][i] = rate;
+	x->vals[v][0][i] = s->cost ? 1e9 / rate : rate;
 	x->vals[v][1][i] = 1e5 / scale / boot *
 		exp(gsl_ran_gaussian(rng, s->p99_mult * sw));
 }
@@ -94,6 +102,7 @@ void oc_run(const struct ocsim *s, unsigned long seed, int trials,
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	struct ocrun *o = xcalloc(s->points, sizeof(*o));
 	struct gitem *it = xcalloc(2 * s->points, sizeof(*it));
+	int nm = s->cost ? 1 : 2;
 	double sb = s->cv * sqrt(s->boot_share), boot[2][64];
 	struct gate gt = s->gt;
 	long iters = 0;
@@ -103,7 +112,7 @@ void oc_run(const struct ocsim *s, unsigned long seed, int trials,
 	gsl_rng_set(rng, seed);
 	gt.sequential = s->n0 < s->nmax && !s->naive;
 	gt.max_iter = s->nmax;
-	setup(o, s->points);
+	setup(o, s->points, s->cost);
 	for (t = 0; t < trials; t++) {
 		for (v = 0; v < 2; v++)
 			for (i = 0; i < s->nmax; i++)
@@ -120,7 +129,7 @@ void oc_run(const struct ocsim *s, unsigned long seed, int trials,
 		do {
 			for (p = 0, n = 0; p < s->points; p++) {
 				set_n(&o[p]);
-				for (k = 0; k < 2; k++) {
+				for (k = 0; k < nm; k++) {
 					memset(&it[n], 0, sizeof(*it));
 					it[n].ga = &o[p].g[0];
 					it[n].gb = &o[p].g[1];
@@ -133,11 +142,12 @@ void oc_run(const struct ocsim *s, unsigned long seed, int trials,
 				break;
 			/* the undecided points get one more boot a side */
 			for (p = 0; p < s->points; p++)
-				if (gate_undecided(&gt, &it[2 * p]) ||
-				    gate_undecided(&gt, &it[2 * p + 1])) {
-					o[p].n++;
-					more = true;
-				}
+				for (k = 0; k < nm; k++)
+					if (gate_undecided(&gt, &it[nm * p + k])) {
+						o[p].n++;
+						more = true;
+						break;
+					}
 		} while (more);
 		out[gate_overall(it, n, 0)]++;
 		for (p = 0; p < s->points; p++)

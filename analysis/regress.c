@@ -2,10 +2,10 @@
 /*
  * The regression gate: run B (candidate) against run A (reference), the
  * same variant and point on both sides, decided by gate.c: exit 0 PASS
- * (every gated metric is within the threshold), 1 FAIL (a gated metric
- * regressed significantly and past the threshold, an error counter is
- * non-zero or a candidate point failed), 3 INCONCLUSIVE (neither), 2 bad
- * input.
+ * (every gated metric's interval lies inside the threshold), 1 FAIL (one
+ * lies entirely past it, an error counter is non-zero or a candidate
+ * point failed), 3 INCONCLUSIVE (neither, or an unsuited cost cell), 2
+ * bad input.
  */
 #include <errno.h>
 #include <math.h>
@@ -15,18 +15,29 @@
 
 #include "rlstat.h"
 
-double parse_threshold(const char *s)
+/*
+ * A threshold in percent, @arg the option and its value: "2%" or "0.25%",
+ * or a bare number from 1 up.
+ * A bare number below 1 is refused: a script's 0.02 may mean 2% as a
+ * fraction, and read as 0.02% it would FAIL every run.
+ */
+double parse_threshold(char *const *arg)
 {
+	const char *opt = arg[0], *s = arg[1];
 	char *end;
+	bool pct;
 	double t;
 
 	errno = 0;
 	t = strtod(s, &end);
-	if (*end == '%')
+	pct = *end == '%';
+	if (pct)
 		end++;
-	if (errno || end == s || *end || !(t >= 0 && t < 100))
-		die_input("--threshold %s: accepted is a percentage in [0, 100), "
-			  "e.g. 2%%", s);
+	if (errno || end == s || *end || !(t >= 0 && t < 100) ||
+	    (!pct && t < 1))
+		die_input("%s %s: accepted is a percentage in [0, 100) with "
+			  "its %% sign, e.g. 2%% or 0.25%% (a bare number "
+			  "only from 1, read as percent)", opt, s);
 	return t;
 }
 
@@ -73,7 +84,7 @@ static int check_matrix(const struct run *a, const struct run *b)
 	return bad;
 }
 
-static void print_item(const struct gitem *x, const struct gate *gt)
+static void print_item(const struct gitem *x)
 {
 	const struct cmp *c = &x->c;
 	const struct metric_def *d = c->a->def;
@@ -118,10 +129,18 @@ static void print_item(const struct gitem *x, const struct gate *gt)
 	else
 		printf(", CI95 [%+.4g, %+.4g], bound %.4g worse",
 		       c->w.ci_lo * sc, c->w.ci_hi * sc, c->ub * sc);
-	printf(", p=%.3g one-sided (%s %.3g), MDE %.2f%% at level %.2g\n",
-	       c->p_worse, x->fam == FAM_OTHER ? "uncorrected" : "corrected",
-	       x->padj, c->mde_pct, x->level);
-	(void)gt;
+	printf(", p=%.3g one-sided (%s %.3g)", c->p_worse,
+	       x->fam == FAM_OTHER ? "uncorrected" : "corrected", x->padj);
+	if (c->logscale)
+		printf(", at least %.2f%% worse at level %.2g", c->lb,
+		       x->level);
+	else
+		printf(", at least %.4g worse at level %.2g", c->lb * sc,
+		       x->level);
+	if (x->fam != FAM_OTHER && x->worse && x->v != V_FAIL)
+		printf(x->v == V_PASS ? ", worse, within threshold" :
+		       ", worse, not shown past the threshold");
+	printf(", MDE %.2f%% at level %.2g\n", c->mde_pct, x->level);
 }
 
 static int collect(const struct run *a, const struct run *b,
@@ -199,11 +218,11 @@ int regress_main(int argc, char **argv)
 	gate_init(&gt);
 	for (i = 2; i < argc; i++) {
 		if (!strcmp(argv[i], "--threshold") && i + 1 < argc)
-			gt.threshold_pct = parse_threshold(argv[++i]);
+			gt.threshold_pct = parse_threshold(&argv[i++]);
 		else if (!strcmp(argv[i], "--cost-threshold") && i + 1 < argc)
-			gt.cost_threshold_pct = parse_threshold(argv[++i]);
+			gt.cost_threshold_pct = parse_threshold(&argv[i++]);
 		else if (!strcmp(argv[i], "--tail-threshold") && i + 1 < argc)
-			gt.tail_threshold_pct = parse_threshold(argv[++i]);
+			gt.tail_threshold_pct = parse_threshold(&argv[i++]);
 		else if (!strcmp(argv[i], "--alpha") && i + 1 < argc)
 			gt.alpha = parse_alpha(argv[++i]);
 		else if (!strcmp(argv[i], "--correction") && i + 1 < argc) {
@@ -252,8 +271,9 @@ int regress_main(int argc, char **argv)
 		if (it[i].fam != FAM_OTHER)
 			cnt[it[i].v]++;
 		if (verbose || it[i].unsuited ||
-		    (it[i].fam != FAM_OTHER && it[i].v != V_PASS))
-			print_item(&it[i], &gt);
+		    (it[i].fam != FAM_OTHER && (it[i].v != V_PASS ||
+						it[i].worse)))
+			print_item(&it[i]);
 	}
 	blind_note(it, n);
 	v = gate_overall(it, n, nfail);

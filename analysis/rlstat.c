@@ -114,13 +114,13 @@ static int cmd_report(int argc, char **argv)
 			x.gt.alpha = parse_alpha(argv[++i]);
 		} else if (!strcmp(argv[i], "--threshold")) {
 			need_arg(i, argc, argv[i]);
-			x.gt.threshold_pct = parse_threshold(argv[++i]);
+			x.gt.threshold_pct = parse_threshold(&argv[i++]);
 		} else if (!strcmp(argv[i], "--cost-threshold")) {
 			need_arg(i, argc, argv[i]);
-			x.gt.cost_threshold_pct = parse_threshold(argv[++i]);
+			x.gt.cost_threshold_pct = parse_threshold(&argv[i++]);
 		} else if (!strcmp(argv[i], "--tail-threshold")) {
 			need_arg(i, argc, argv[i]);
-			x.gt.tail_threshold_pct = parse_threshold(argv[++i]);
+			x.gt.tail_threshold_pct = parse_threshold(&argv[i++]);
 		} else if (!strcmp(argv[i], "--no-charts")) {
 			charts = false;
 		} else if (argv[i][0] == '-' || dir) {

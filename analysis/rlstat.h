@@ -118,6 +118,7 @@ struct point {
 	int threads;		/* -1 when the point has no threads param */
 	struct metric_def *defs;
 	int ndefs;
+	bool seq;		/* alpha spent over looks here (run_is_sequential) */
 };
 
 struct run {
@@ -180,10 +181,12 @@ struct cmp {
 	double ci_pct_lo, ci_pct_hi;	/* two-sided 1 - alpha CI of pct */
 	double abs;		/* vb - va */
 	double reg, ub, limit;	/* regression, its one-sided upper bound */
+	double lb;		/* its lower bound at the gate's level (cmp_lower) */
 	double p_worse, p_better;	/* one-sided p-values, uncorrected */
 	bool worse;		/* the estimate moved the worse way */
 	bool past;		/* reg beyond the limit */
 	bool within;		/* ub below the limit: equivalent */
+	bool beyond;		/* lb past the limit: shown past it */
 	double mde_pct;		/* one-sided, 80% power, at the level given */
 };
 
@@ -191,6 +194,7 @@ void cmp_compute(struct cmp *c, const struct group_metric *a,
 		 const struct group_metric *b, double alpha, double thr_pct,
 		 double level);
 void cmp_bound(struct cmp *c, double alpha);
+void cmp_lower(struct cmp *c, double level);
 double metric_scale(const struct metric_def *d, const char **unit);
 const char *metric_label(const struct metric_def *d, char *buf, size_t len);
 void fmt_value(char *buf, size_t len, double v);
@@ -222,6 +226,7 @@ struct gitem {
 	double level;		/* the family's first Holm level at this n */
 	int v;			/* enum verdict */
 	bool better;		/* moved the better way, family-corrected */
+	bool worse;		/* shown to move the worse way, family-corrected */
 	int unsuited;		/* enum unsuited: a cost cell left ungated */
 };
 
@@ -245,6 +250,8 @@ void gate_run(const struct gate *gt, struct gitem *it, int m);
 struct gitem *gate_add_pair(struct gitem *it, int *n, const struct group *ga,
 			    const struct group *gb);
 int gate_overall(const struct gitem *it, int m, int nfailed);
+bool gate_worse_within(const struct gitem *x);
+const char *gate_label(const struct gitem *x);
 bool gate_undecided(const struct gate *gt, const struct gitem *it);
 bool run_is_sequential(const struct run *r, int *max_iter);
 struct gitem *gate_within(const struct gate *gt, const struct run *r,
@@ -310,6 +317,7 @@ struct ocsim {
 	bool all_points;	/* the effect at every point, else at one */
 	int n0, nmax;		/* fixed: n0 == nmax; sequential: n0..nmax */
 	bool naive;		/* sequential looks without spending alpha */
+	bool cost;		/* cost mode: one insn/op a point, no p99 */
 	struct gate gt;
 };
 
@@ -323,7 +331,7 @@ void oc_run(const struct ocsim *s, unsigned long seed, int trials,
 	    struct ocres *res);
 int regress_main(int argc, char **argv);
 double parse_alpha(const char *s);
-double parse_threshold(const char *s);
+double parse_threshold(char *const *arg);
 int pick_baseline(const struct run *r, const char *want, bool given);
 
 #endif

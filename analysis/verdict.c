@@ -93,11 +93,14 @@ int report_overall(const struct rctx *x)
 	return v;
 }
 
-static const char *what(int v, bool better, bool unsuited)
+static const char *what(const struct gitem *it)
 {
-	return unsuited ? "unsuited" : v == V_FAIL ? "moved (FAIL)" :
-	       better ? "moved (better)" : v == V_PASS ? "no regression" :
-	       "undecided";
+	int v = it->v;
+
+	return it->unsuited ? "unsuited" : v == V_FAIL ? "moved (FAIL)" :
+	       it->better ? "moved (better)" : gate_worse_within(it) ?
+	       "worse, within" : it->worse ? "worse, unclear" :
+	       v == V_PASS ? "no regression" : "undecided";
 }
 
 static void item_line(FILE *f, const struct gitem *it)
@@ -106,7 +109,7 @@ static void item_line(FILE *f, const struct gitem *it)
 
 	metric_label(it->c.a->def, lab, sizeof(lab));
 	fprintf(f, "  %-15s %-11s %-9s %-18s",
-		what(it->v, it->better, it->unsuited), it->gb->variant,
+		what(it), it->gb->variant,
 		it->gb->pt->label, lab);
 	if (it->fam == FAM_ERROR)
 		fprintf(f, " error count\n");
@@ -158,7 +161,7 @@ void report_verdict_text(FILE *f, const struct rctx *x)
 		if (it->fam == FAM_OTHER)
 			continue;
 		gated++;
-		if (it->v == V_PASS && !it->better) {
+		if (it->v == V_PASS && !it->better && !it->worse) {
 			pass++;
 			continue;
 		}
@@ -168,7 +171,8 @@ void report_verdict_text(FILE *f, const struct rctx *x)
 	for (i = 0; i < x->nit && pass; i++) {
 		const struct gitem *it = &x->it[i];
 
-		if (it->fam == FAM_OTHER || it->v != V_PASS || it->better)
+		if (it->fam == FAM_OTHER || it->v != V_PASS || it->better ||
+		    it->worse)
 			continue;
 		if (!pass_line++)
 			fprintf(f, "  no regression past the threshold "

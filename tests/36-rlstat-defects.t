@@ -1,11 +1,12 @@
 #!/bin/bash
 # The statistics defects a review found, each on hand-made values: a
 # counter rising from 0, test/threshold/print on different statistics, a
-# zero rate switching the average, zero variance from quantisation, and
-# the boot-level offset rlsynth must be able to plant.
+# zero rate switching the average (now a failed point), a real change
+# the threshold allows FAILed, zero variance from quantisation, and the
+# boot-level offset rlsynth must be able to plant.
 . "$(dirname "$0")/lib/tap.sh"
 [ -x analysis/rlstat ] || make -s -C analysis >/dev/null || exit 2
-plan 14
+plan 16
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -78,10 +79,30 @@ setv Z "$rate" 100 0.5 100
 $R report "$tmp/Z" --no-charts >/dev/null 2>&1
 like "$(grep ' read ops/s' "$tmp/Z/report.txt")" '^Gmean read ops/s +17\.10 ' \
 	"{100, 0.5, 100}: the geometric mean 17.10, labelled Gmean"
+# a boot that did no work is a failed point, named by its file, not a
+# value that switches the row to the linear scale
 setv Z "$rate" 100 0 100
-$R report "$tmp/Z" --no-charts >/dev/null 2>&1
-like "$(grep ' read ops/s' "$tmp/Z/report.txt")" '^Amean read ops/s +66\.67 ' \
-	"{100, 0, 100}: no geometric mean exists; the row says Amean"
+gen Z0 15
+run $R regress "$tmp/Z0" "$tmp/Z"
+[ "$RC" = 1 ] && [[ $OUT == *"FAIL stock p000-dio"*"p000-dio-i2.result.json: status \"ok\" but its main rate (the first op's ops_per_s) is 0"* ]]
+ok $? "{100, 0, 100}: the boot whose rate is 0 is a failed point, its file named (exit $RC)"
+
+# 4. The gate tests against the threshold, not against zero. Rates a
+# tenth of a percent apart; the p99 of every boot in one bucket.
+gen W1 16; gen W2 17; gen W3 18
+for d in W1 W2 W3; do setv $d "$(bucket 526)" 10047 10047 10047; done
+setv W1 "$rate" 1000 1001 999
+setv W2 "$rate" 990 991 989
+run $R regress "$tmp/W1" "$tmp/W2"
+[ "$RC" = 0 ] && [[ $OUT == *"PASS stock p000-dio"*"read.ops_per_s"*"-1.00%, worse,"*", worse, within threshold"* ]]
+ok $? "a real 1% slowdown (2% threshold) is worse, within threshold: PASS, exit $RC"
+# -2.2% with a CI reaching -0.4%: the interval crosses the threshold
+setv W1 "$rate" 1000 1010 990
+setv W3 "$rate" 978 988 968
+run $R regress "$tmp/W1" "$tmp/W3" -v
+line=$(grep ' read.ops_per_s' <<<"$OUT")
+[ "$RC" = 3 ] && [[ $line == "INCONCLUSIVE "*"-2.20%, worse,"*", worse, not shown past the threshold"* ]]
+ok $? "an estimate of -2.2% whose interval reaches inside the threshold is INCONCLUSIVE, not FAIL (exit $RC)"
 
 # 5. Zero variance is quantisation, not certainty: every per-iteration p99
 # of A in one bucket, every one of B two buckets up (about 3%).

@@ -5,7 +5,7 @@
 # an A/A pair PASSes. MODE=both runs hold both kinds of result.
 . "$(dirname "$0")/lib/tap.sh"
 [ -x analysis/rlstat ] || make -s -C analysis >/dev/null || exit 2
-plan 20
+plan 22
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -105,6 +105,23 @@ txt=$(cat "$tmp/spread/report.txt")
 grep -q 'boots differ by more than 1%; CoeffVar' <<<"$txt" &&
 	grep -q '^  Verdict  *unsuited' <<<"$txt" && ! grep -q '^  moved (FAIL)' <<<"$txt"
 ok $? "cost boots 3% apart: unsuited, with the CoeffVar, the 5% change not gated"
+# A candidate cannot take a cell out of the gate by being noisy: one
+# point 20% up with its 3 boots 1.5-3% apart is unsuited, and the run,
+# PASS everywhere else, is INCONCLUSIVE at best.
+cp -r "$tmp/c2" "$tmp/noisy"
+i=0
+for k in 1 0.985 0.97; do
+	i=$((i + 1)) f=$tmp/noisy/rangelock/p001-dio-cost-i$i.result.json
+	jq -c --argjson k "$k" '.ops[0].ops_per_s /= 1.2 / $k | .ops[0].count = (.ops[0].ops_per_s * .runtime_s | floor)' "$f" >"$f.new" && mv "$f.new" "$f"
+done
+run $R regress "$tmp/c1" "$tmp/noisy"
+[ "$RC" = 3 ] && grep -q '^unsuited rangelock p001-dio .*boots differ by more than 1%, not gated' <<<"$OUT" &&
+	[[ $OUT == *"rlstat regress: INCONCLUSIVE: 0 FAIL, 0 INCONCLUSIVE, 3 PASS of 3 gated metrics"* ]]
+ok $? "an unsuited cell makes a run that PASSes elsewhere INCONCLUSIVE (exit $RC)"
+$R report "$tmp/noisy" --no-charts >/dev/null 2>&1
+grep -q '^Verdict:     INCONCLUSIVE against stock' "$tmp/noisy/report.txt"
+ok $? "... in the report too"
+
 # Only time mode adds boots while undecided: a cost cell of a sequential
 # run is judged with the whole alpha, not the share of an interim look.
 # (0.2% boot-to-boot: significant at the run's alpha, not at the 2% of it

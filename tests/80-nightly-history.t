@@ -8,7 +8,7 @@
 # mail names the changes, stays under 80 columns and reproduces the gate.
 . "$(dirname "$0")/lib/tap.sh"
 [ -x analysis/rlstat ] && [ -x analysis/rlsynth ] || make -s -C analysis >/dev/null || exit 2
-plan 22
+plan 23
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -116,4 +116,22 @@ m=$(cat "$tmp/c/20261110-c10/report-mail.txt")
 [ "$RC" = 0 ] && [ "$(sed -n 3p <<<"$m" | cut -c1-10)" = "All clear:" ] && [ "$(sed -n '3,$p' <<<"$m" | grep -c '^$')" = 0 ]
 ok $? "a night with nothing to say: exit 0 and one all-clear paragraph"
 like "$(head -1 <<<"$m")" '^Subject: \[rlbench\] PASS, no change' "the all-clear subject"
+
+# A real change the threshold allows (insn/op up 0.1%, threshold 0.25%)
+# is mailed as worse, within threshold, and the night still exits 0.
+for k in 1 2; do
+	d=$tmp/w/2026110$k-c$k eff=()
+	[ $k = 2 ] && eff=(--effect rangelock=-0.1)
+	mkdir -p "$tmp/w"
+	analysis/rlsynth "$d" --seed "$k" --mode cost --noise 0.01 \
+		${eff[@]+"${eff[@]}"} >/dev/null
+	jq -n --arg n "${d##*/}" --arg s "2026-11-0${k}T02:00:00Z" --arg c "$(short $k)" \
+		'{schema: "rlbench-night/1", night: $n, started: $s,
+		  kernel: {source: "git", tree: "/src/linux", branch: "main", commit: $c}}' >"$d/night.json"
+	"$R" history import "$d" --db "$tmp/w.sqlite" >/dev/null 2>&1
+done
+run "$R" history mail "$tmp/w/20261102-c2" --db "$tmp/w.sqlite"
+m=$(cat "$tmp/w/20261102-c2/report-mail.txt")
+[ "$RC" = 0 ] && [[ $m == *"rangelock p000-dio"*"+0.1"*"%"*"worse,"*"within threshold (gate PASS)"* ]]
+ok $? "a 0.1% insn/op rise: the mail says worse, within threshold; exit $RC"
 done_testing
