@@ -7,15 +7,90 @@
 KL_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 KL_CACHE=${RLBENCH_CACHE:-$HOME/.cache/rlbench}
 
-# kl_variants: the variant names of kernels/variants, one a line.
-kl_variants() {
-	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$KL_DIR/variants" | awk '{print $1}'
+# kl_rows FILE: the rows of kernels/FILE (variants, features), comments
+# and blank lines dropped.
+kl_rows() {
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$KL_DIR/$1"
 }
 
-# kl_check_variant NAME: exit 2 (die) unless NAME is a variant.
-kl_check_variant() {
-	grep -qx -- "$1" <<<"$(kl_variants)" ||
-		die "unknown KERNEL='$1'; valid: $(kl_variants | xargs) (and 'all')"
+# kl_variants: the variant names of kernels/variants, one a line.
+kl_variants() {
+	kl_rows variants | awk '{print $1}'
+}
+
+# kl_features: the feature names of kernels/features, one a line.
+kl_features() {
+	kl_rows features | awk '{print $1}'
+}
+
+# kl_resolve NAME [WHAT]: read a kernel name, <variant>[+<feature>...],
+# into KL_VARIANT (the row of kernels/variants), KL_FEATURES (every
+# feature it carries, the row's and the added ones, in the order of
+# kernels/features) and KL_NAME (its one spelling: the variant, then '+'
+# and each added feature in that order, so that stock+b+a and stock+a+b
+# are one build).  Exit 2 (die) on a name that is not one, saying what
+# is accepted; WHAT names the input in the message (default KERNEL).
+# Sets globals rather than printing, as die() must end the caller, not
+# a $(...) subshell.
+kl_resolve() {
+	local name=$1 what=${2:-KERNEL} f row strat feats carried=+ all=+ n=0
+	local -a parts
+	feats=$(kl_features | xargs)
+	IFS=+ read -r -a parts <<<"$name"
+	[[ $name != *+ ]] || parts+=('')	# read drops an empty last field
+	KL_VARIANT=${parts[0]:-}
+	{ grep -qxF -- "$KL_VARIANT" <<<"$(kl_variants)" && [[ $name =~ ^[A-Za-z0-9_.+-]+$ ]]; } ||
+		die "unknown $what='$name'; valid: $(kl_variants | xargs) (and 'all'), each optionally +<feature> ($feats)"
+	row=$(kl_rows variants | awk -v v="$KL_VARIANT" '$1 == v {print $4}')
+	[ "${row:--}" = - ] || carried+=$row+
+	# The row's features, then (after a % no name has) the added ones.
+	for f in ${carried//+/ } % "${parts[@]:1}"; do
+		[ "$f" = % ] && { n=1; continue; }
+		if [ $n = 0 ]; then
+			grep -qxF -- "$f" <<<"$(kl_features)" ||
+				die "kernels/variants: $KL_VARIANT carries '$f', which is not a feature of kernels/features ($feats)"
+		else
+			[ -n "$f" ] || die "$what='$name': an empty feature after '+'; accepted: <variant>[+<feature>...], features: $feats"
+			grep -qxF -- "$f" <<<"$(kl_features)" ||
+				die "$what='$name': unknown feature '$f'; accepted: $feats"
+			[[ $carried != *"+$f+"* ]] ||
+				die "$what='$name': $KL_VARIANT carries '$f' already (kernels/variants); accepted: $feats not among its own"
+			[[ $all != *"+$f+"* ]] ||
+				die "$what='$name': feature '$f' named twice; accepted: each of $feats at most once"
+		fi
+		strat=$(kl_rows features | awk -v f="$f" '$1 == f {print $3}')
+		[ "$strat" = all ] || [[ ",$strat," == *",$KL_VARIANT,"* ]] ||
+			die "$what='$name': feature '$f' does not apply to $KL_VARIANT; accepted on: ${strat//,/ }"
+		all+=$f+
+	done
+	KL_FEATURES=() KL_NAME=$KL_VARIANT
+	for f in $(kl_features); do
+		[[ $all == *"+$f+"* ]] || continue
+		KL_FEATURES+=("$f")
+		[[ $carried == *"+$f+"* ]] || KL_NAME+=+$f
+	done
+	return 0
+}
+
+# kl_markers: the markers of KL_FEATURES (kernels/features' second
+# column), space-separated on one line, as the kernel prints them in
+# /sys/kernel/mapping_lock/features; an empty line for none.
+kl_markers() {
+	local f m=()
+	for f in ${KL_FEATURES[@]+"${KL_FEATURES[@]}"}; do
+		m+=("$(kl_rows features | awk -v f="$f" '$1 == f {print $2}')")
+	done
+	echo "${m[*]}"
+}
+
+# kl_fragments: the config fragments of KL_VARIANT and KL_FEATURES, in
+# the order they are merged (a feature's after its variant's), one a line.
+kl_fragments() {
+	local f
+	echo "$KL_DIR/configs/$KL_VARIANT.config"
+	for f in ${KL_FEATURES[@]+"${KL_FEATURES[@]}"}; do
+		echo "$KL_DIR/configs/feature-$f.config"
+	done
 }
 
 # kl_series DIR: set KL_SERIES to the patches to apply, in order: those
