@@ -40,7 +40,7 @@ kl_resolve() {
 	[[ $name != *+ ]] || parts+=('')	# read drops an empty last field
 	KL_VARIANT=${parts[0]:-}
 	{ grep -qxF -- "$KL_VARIANT" <<<"$(kl_variants)" && [[ $name =~ ^[A-Za-z0-9_.+-]+$ ]]; } ||
-		die "unknown $what='$name'; valid: $(kl_variants | xargs) (and 'all'), each optionally +<feature> ($feats)"
+		die "unknown $what='$name'; valid: $(kl_variants | xargs), each optionally +<feature> ($feats)"
 	row=$(kl_rows variants | awk -v v="$KL_VARIANT" '$1 == v {print $4}')
 	[ "${row:--}" = - ] || carried+=$row+
 	# The row's features, then (after a % no name has) the added ones.
@@ -72,15 +72,35 @@ kl_resolve() {
 	return 0
 }
 
-# kl_markers: the markers of KL_FEATURES (kernels/features' second
-# column), space-separated on one line, as the kernel prints them in
-# /sys/kernel/mapping_lock/features; an empty line for none.
+# kl_markers: what the guest of KL_NAME must find, "<strategy> <features>":
+# the marker of /sys/kernel/mapping_lock/strategy (kernels/variants'
+# second column; empty for "none") and those of .../features
+# (kernels/features' second column), comma-separated in that order, as
+# one word (the kernel prints them space-separated; a space would split
+# the kernel's command line that carries them).
 kl_markers() {
-	local f m=()
+	local f s marks=''
+	s=$(kl_rows variants | awk -v v="$KL_VARIANT" '$1 == v {print ($2 == "none" ? "" : $2)}')
 	for f in ${KL_FEATURES[@]+"${KL_FEATURES[@]}"}; do
-		m+=("$(kl_rows features | awk -v f="$f" '$1 == f {print $2}')")
+		marks+=${marks:+,}$(kl_rows features | awk -v f="$f" '$1 == f {print $2}')
 	done
-	echo "${m[*]}"
+	echo "$s $marks"
+}
+
+# kl_names LIST [WHAT]: set KL_NAMES to the names of a comma-separated
+# KERNEL= list, each in its one spelling, each once; exit 2 (die) on a
+# bad one.  `all` is the rows of kernels/variants (no added features).
+kl_names() {
+	local n
+	KL_NAMES=()
+	case $1 in
+	all) mapfile -t KL_NAMES < <(kl_variants); return 0 ;;
+	'') die "${2:-KERNEL}= is empty; valid: $(kl_variants | xargs) (each optionally +<feature>), all" ;;
+	esac
+	for n in ${1//,/ }; do
+		kl_resolve "$n" "${2:-KERNEL}"
+		[[ " ${KL_NAMES[*]} " == *" $KL_NAME "* ]] || KL_NAMES+=("$KL_NAME")
+	done
 }
 
 # kl_fragments: the config fragments of KL_VARIANT and KL_FEATURES, in
