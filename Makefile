@@ -77,6 +77,7 @@ help:
 	@echo
 	@echo 'Variables:'
 	@echo '  KERNEL=$(KERNEL)   variant: $(shell sed -e 's/#.*//' -e '/^\s*$$/d' kernels/variants | awk '{print $$1}' | xargs), all, host'
+	@echo '                     (a variant + features: KERNEL=rangelock+shared-alloc-dio; kernels/features)'
 	@echo '  MATRIX=$(MATRIX)   configs/<name>.matrix, one of (runners/matrix --list):'
 	@list=$$(runners/matrix --list) && printf '%s\n' "$$list" | sed 's/^/    /'
 	@echo '  ACCEL=$(ACCEL)     auto|kvm|tcg (auto tries KVM, falls back to TCG)'

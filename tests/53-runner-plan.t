@@ -10,7 +10,7 @@
 # and booted by its full name, and meta.json names its strategy and
 # features.
 . "$(dirname "$0")/lib/tap.sh"
-plan 83
+plan 84
 
 tmp=$(mktemp -d)
 made=()
@@ -328,6 +328,13 @@ is "$(sort -u "$STUB/strategy.log" | xargs)" "rangelock+shared-alloc-dio+fault-r
 	"and for the strategy's marker"
 is "$(find "$TOP/$rd" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort | xargs)" \
 	"rangelock+shared-alloc-dio+fault-retry rwsem-range+shared-alloc-dio" "results go to a directory per full name"
+# README.md's ablation: the DIO feature on both sides, the lock alone differs.
+fresh features-readme
+run runners/run bench --matrix "$tmp/two.matrix" --kernel rangelock+shared-alloc-dio --baseline stock+shared-alloc-dio --iterations 1
+rd=$(rundir); [ -n "$rd" ] && made+=("$TOP/$rd")
+is "$RC:$(jq -c '[.variants[] | [.name, .strategy, .features]]' "$rd/meta.json")" \
+	'0:[["stock+shared-alloc-dio","stock",["shared-alloc-dio"]],["rangelock+shared-alloc-dio","rangelock",["shared-alloc-dio"]]]' \
+	"README's KERNEL=rangelock+shared-alloc-dio BASELINE=stock+shared-alloc-dio: both built with the feature"
 fresh features-none
 run runners/run bench --matrix "$tmp/two.matrix" --kernel rangelock --iterations 1
 rd=$(rundir); [ -n "$rd" ] && made+=("$TOP/$rd")
