@@ -92,12 +92,14 @@ kl_markers() {
 # bad one.  `all` is the rows of kernels/variants (no added features).
 kl_names() {
 	local n
+	local -a list
 	KL_NAMES=()
 	case $1 in
 	all) mapfile -t KL_NAMES < <(kl_variants); return 0 ;;
 	'') die "${2:-KERNEL}= is empty; valid: $(kl_variants | xargs) (each optionally +<feature>), all" ;;
 	esac
-	for n in ${1//,/ }; do
+	IFS=, read -r -a list <<<"$1"	# not word-split: a '*' stays a '*'
+	for n in "${list[@]}"; do
 		kl_resolve "$n" "${2:-KERNEL}"
 		[[ " ${KL_NAMES[*]} " == *" $KL_NAME "* ]] || KL_NAMES+=("$KL_NAME")
 	done
