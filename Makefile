@@ -49,7 +49,7 @@ help:
 	@echo 'Targets:'
 	@echo '  setup            install the Debian packages the suite needs (idempotent)'
 	@echo '  all              build rlwork, rlstat and the userspace lock harness'
-	@echo '  kernels          build KERNEL=<variant>|all (DEBUG=1, KSRC=<6.12 tree>)'
+	@echo '  kernels          build KERNEL=<variant>[+<feature>...]|all (DEBUG=1, KSRC=<6.12 tree>)'
 	@echo '  bench            build, boot and run MATRIX on KERNEL, then report'
 	@echo '  report           write report.txt/.html and charts into RUN'
 	@echo '  regress          compare CANDIDATE against BASELINE run; exit 1 on regression'

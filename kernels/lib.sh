@@ -33,9 +33,10 @@ kl_features() {
 # Sets globals rather than printing, as die() must end the caller, not
 # a $(...) subshell.
 kl_resolve() {
-	local name=$1 what=${2:-KERNEL} f row strat feats carried=+ all=+ n=0
+	local name=$1 what=${2:-KERNEL} f row strat feats frows carried=+ all=+ n=0
 	local -a parts
-	feats=$(kl_features | xargs)
+	frows=$(kl_rows features)	# read once: a run resolves every boot's name
+	feats=$(awk '{print $1}' <<<"$frows" | xargs)
 	IFS=+ read -r -a parts <<<"$name"
 	[[ $name != *+ ]] || parts+=('')	# read drops an empty last field
 	KL_VARIANT=${parts[0]:-}
@@ -47,24 +48,24 @@ kl_resolve() {
 	for f in ${carried//+/ } % "${parts[@]:1}"; do
 		[ "$f" = % ] && { n=1; continue; }
 		if [ $n = 0 ]; then
-			grep -qxF -- "$f" <<<"$(kl_features)" ||
+			[[ " $feats " == *" $f "* ]] ||
 				die "kernels/variants: $KL_VARIANT carries '$f', which is not a feature of kernels/features ($feats)"
 		else
 			[ -n "$f" ] || die "$what='$name': an empty feature after '+'; accepted: <variant>[+<feature>...], features: $feats"
-			grep -qxF -- "$f" <<<"$(kl_features)" ||
+			[[ " $feats " == *" $f "* ]] ||
 				die "$what='$name': unknown feature '$f'; accepted: $feats"
 			[[ $carried != *"+$f+"* ]] ||
 				die "$what='$name': $KL_VARIANT carries '$f' already (kernels/variants); accepted: $feats not among its own"
 			[[ $all != *"+$f+"* ]] ||
 				die "$what='$name': feature '$f' named twice; accepted: each of $feats at most once"
 		fi
-		strat=$(kl_rows features | awk -v f="$f" '$1 == f {print $3}')
+		strat=$(awk -v f="$f" '$1 == f {print $3}' <<<"$frows")
 		[ "$strat" = all ] || [[ ",$strat," == *",$KL_VARIANT,"* ]] ||
 			die "$what='$name': feature '$f' does not apply to $KL_VARIANT; accepted on: ${strat//,/ }"
 		all+=$f+
 	done
 	KL_FEATURES=() KL_NAME=$KL_VARIANT
-	for f in $(kl_features); do
+	for f in $feats; do
 		[[ $all == *"+$f+"* ]] || continue
 		KL_FEATURES+=("$f")
 		[[ $carried == *"+$f+"* ]] || KL_NAME+=+$f
