@@ -49,7 +49,7 @@ help:
 	@echo 'Targets:'
 	@echo '  setup            install the Debian packages the suite needs (idempotent)'
 	@echo '  all              build rlwork, rlstat and the userspace lock harness'
-	@echo '  kernels          build KERNEL=<variant>|all (DEBUG=1, KSRC=<6.12 tree>)'
+	@echo '  kernels          build KERNEL=<variant>[+<feature>...]|all (DEBUG=1, KSRC=<6.12 tree>)'
 	@echo '  bench            build, boot and run MATRIX on KERNEL, then report'
 	@echo '  report           write report.txt/.html and charts into RUN'
 	@echo '  regress          compare CANDIDATE against BASELINE run; exit 1 on regression'
@@ -78,6 +78,7 @@ help:
 	@echo
 	@echo 'Variables:'
 	@echo '  KERNEL=$(KERNEL)   variant: $(shell sed -e 's/#.*//' -e '/^\s*$$/d' kernels/variants | awk '{print $$1}' | xargs), all, host'
+	@echo '                     (a variant + features: KERNEL=rangelock+shared-alloc-dio; kernels/features)'
 	@echo '  MATRIX=$(MATRIX)   configs/<name>.matrix, one of (runners/matrix --list):'
 	@list=$$(runners/matrix --list) && printf '%s\n' "$$list" | sed 's/^/    /'
 	@echo '  ACCEL=$(ACCEL)     auto|kvm|tcg (auto tries KVM, falls back to TCG)'

@@ -33,6 +33,28 @@ static bool is_pos(json_t *o, const char *key)
 	return json_is_integer(v) && json_integer_value(v) > 0;
 }
 
+/* A variant's features (absent in runs from before them): names, once. */
+static bool features_ok(json_t *fs)
+{
+	json_t *f, *g;
+	size_t i, k;
+
+	if (!fs)
+		return true;
+	if (!json_is_array(fs))
+		return false;
+	json_array_foreach(fs, i, f) {
+		if (!json_is_string(f) || !name_ok(json_string_value(f), "-"))
+			return false;
+		for (k = 0; k < i; k++) {
+			g = json_array_get(fs, k);
+			if (json_equal(f, g))
+				return false;
+		}
+	}
+	return true;
+}
+
 void meta_check(const char *path, json_t *m)
 {
 	json_t *host, *suite, *vs, *v, *w;
@@ -66,6 +88,15 @@ void meta_check(const char *path, json_t *m)
 		if (!s || !name_ok(s, "-.+") || !is_str(v, "release"))
 			bad(path, "a variants[] entry has no name of "
 			    "[A-Za-z0-9_.+-] or no release string");
+		w = json_object_get(v, "strategy");
+		if (w && (!json_is_string(w) ||
+			  !name_ok(json_string_value(w), "-")))
+			bad(path, "a variants[] entry's strategy is not a "
+			    "variant name of [A-Za-z0-9_-]");
+		if (!features_ok(json_object_get(v, "features")))
+			bad(path, "a variants[] entry's features is not an "
+			    "array of feature names of [A-Za-z0-9_-], each "
+			    "once");
 		for (k = 0; k < i; k++) {
 			w = json_array_get(vs, k);
 			if (!strcmp(s, json_string_value(json_object_get(w,
@@ -81,8 +112,8 @@ void meta_check(const char *path, json_t *m)
 			bad(path, "skipped[] is not {variant, reason: string}");
 }
 
-/* Is variant listed in meta.json? */
-static bool meta_lists(json_t *m, const char *variant)
+/* The variants[] entry of variant in meta.json, NULL if none. */
+static json_t *meta_variant(json_t *m, const char *variant)
 {
 	json_t *v;
 	size_t i;
@@ -90,8 +121,92 @@ static bool meta_lists(json_t *m, const char *variant)
 	json_array_foreach(json_object_get(m, "variants"), i, v)
 		if (!strcmp(variant, json_string_value(json_object_get(v,
 							"name"))))
+			return v;
+	return NULL;
+}
+
+static bool meta_lists(json_t *m, const char *variant)
+{
+	return meta_variant(m, variant);
+}
+
+/* Is feature f in the array fs? */
+static bool has_feature(json_t *fs, json_t *f)
+{
+	json_t *g;
+	size_t i;
+
+	json_array_foreach(fs, i, g)
+		if (json_equal(f, g))
 			return true;
 	return false;
+}
+
+/*
+ * What each variant carries besides its lock (meta.json variants[]
+ * .features, runners/run), baseline first; and, for every variant whose
+ * features are not the baseline's, a line saying so: a difference the
+ * reader would otherwise put down to the lock.  Runs from before
+ * features record none, and get neither.
+ */
+void report_features(FILE *f, const struct run *r, int base)
+{
+	int *o = variant_order(r, base);
+	json_t *b, *v, *fs, *bf, *x;
+	const char *lead = "Features:    ", *sb, *sv;
+	bool any = false, known = false;
+	size_t k;
+	int i;
+
+	for (i = 0; r->meta && i < r->nvariants; i++) {
+		fs = json_object_get(meta_variant(r->meta, r->variants[i]),
+				     "features");
+		known |= fs != NULL;
+		any |= json_array_size(fs) > 0;
+	}
+	if (!known)
+		goto out;
+	if (!any) {
+		fprintf(f, "%snone: the variants differ in the lock alone\n",
+			lead);
+		goto out;
+	}
+	for (i = 0; i < r->nvariants; i++) {
+		fs = json_object_get(meta_variant(r->meta, r->variants[o[i]]),
+				     "features");
+		fprintf(f, "%s%-12s ", i ? "             " : lead,
+			r->variants[o[i]]);
+		if (!fs)
+			fputs("not recorded", f);
+		else if (!json_array_size(fs))
+			fputs("none", f);
+		json_array_foreach(fs, k, x)
+			fprintf(f, "%s%s", k ? " " : "", json_string_value(x));
+		fputc('\n', f);
+	}
+	b = meta_variant(r->meta, r->variants[base]);
+	bf = json_object_get(b, "features");
+	sb = json_string_value(json_object_get(b, "strategy"));
+	for (i = 1; bf && i < r->nvariants; i++) {
+		v = meta_variant(r->meta, r->variants[o[i]]);
+		fs = json_object_get(v, "features");
+		sv = json_string_value(json_object_get(v, "strategy"));
+		if (!fs || json_equal(fs, bf))
+			continue;
+		fprintf(f, "Note:        %s differs from %s %s:",
+			r->variants[o[i]], r->variants[base],
+			sb && sv && !strcmp(sb, sv) ? "only in" :
+			"in the lock and in");
+		json_array_foreach(fs, k, x)
+			if (!has_feature(bf, x))
+				fprintf(f, " %s", json_string_value(x));
+		json_array_foreach(bf, k, x)
+			if (!has_feature(fs, x))
+				fprintf(f, " no %s", json_string_value(x));
+		fputc('\n', f);
+	}
+out:
+	free(o);
 }
 
 static void put_scalar(char *buf, size_t len, json_t *v, const char *suffix)

@@ -62,14 +62,16 @@ static void order_load(void)
 		order_add("stock");
 }
 
+/* A variant with features (stock+fault-retry) ranks as its row, after it. */
 static int variant_rank(const char *v)
 {
+	size_t n = strcspn(v, "+");
 	int i;
 
 	if (norder < 0)
 		order_load();
 	for (i = 0; i < norder; i++)
-		if (!strcmp(v, order[i]))
+		if (strlen(order[i]) == n && !strncmp(v, order[i], n))
 			return i;
 	return strcmp(v, "host") ? norder : norder + 1;
 }

@@ -199,6 +199,7 @@ static void header(FILE *f, const struct rctx *x)
 	free(o);
 	for (k = 0; k < r->npoints; k++)
 		modes |= strcmp(r->points[k]->mode, "cost") ? 1 : 2;
+	report_features(f, r, x->base);
 	report_meta_lines(f, r);
 	fprintf(f, "Mode:        %s\n", modes == 3 ? "time and cost (separate "
 		"sections, never compared)" : modes == 2 ?

@@ -264,6 +264,7 @@ const struct gitem *gate_find(const struct gitem *it, int m,
 void put_point_line(FILE *f, const struct point *p);
 int *variant_order(const struct run *r, int base);
 void report_meta_lines(FILE *f, const struct run *r);
+void report_features(FILE *f, const struct run *r, int base);
 const char *report_auto_stop(const struct run *r, char *buf, size_t len);
 /* What report.txt, report.html and the charts are made from. */
 struct rctx {

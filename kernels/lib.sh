@@ -7,15 +7,113 @@
 KL_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 KL_CACHE=${RLBENCH_CACHE:-$HOME/.cache/rlbench}
 
-# kl_variants: the variant names of kernels/variants, one a line.
-kl_variants() {
-	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$KL_DIR/variants" | awk '{print $1}'
+# kl_rows FILE: the rows of kernels/FILE (variants, features), comments
+# and blank lines dropped.
+kl_rows() {
+	sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$KL_DIR/$1"
 }
 
-# kl_check_variant NAME: exit 2 (die) unless NAME is a variant.
-kl_check_variant() {
-	grep -qx -- "$1" <<<"$(kl_variants)" ||
-		die "unknown KERNEL='$1'; valid: $(kl_variants | xargs) (and 'all')"
+# kl_variants: the variant names of kernels/variants, one a line.
+kl_variants() {
+	kl_rows variants | awk '{print $1}'
+}
+
+# kl_features: the feature names of kernels/features, one a line.
+kl_features() {
+	kl_rows features | awk '{print $1}'
+}
+
+# kl_resolve NAME [WHAT]: read a kernel name, <variant>[+<feature>...],
+# into KL_VARIANT (the row of kernels/variants), KL_FEATURES (every
+# feature it carries, the row's and the added ones, in the order of
+# kernels/features) and KL_NAME (its one spelling: the variant, then '+'
+# and each added feature in that order, so that stock+b+a and stock+a+b
+# are one build).  Exit 2 (die) on a name that is not one, saying what
+# is accepted; WHAT names the input in the message (default KERNEL).
+# Sets globals rather than printing, as die() must end the caller, not
+# a $(...) subshell.
+kl_resolve() {
+	local name=$1 what=${2:-KERNEL} f row strat feats frows carried=+ all=+ n=0
+	local -a parts
+	frows=$(kl_rows features)	# read once: a run resolves every boot's name
+	feats=$(awk '{print $1}' <<<"$frows" | xargs)
+	IFS=+ read -r -a parts <<<"$name"
+	[[ $name != *+ ]] || parts+=('')	# read drops an empty last field
+	KL_VARIANT=${parts[0]:-}
+	{ grep -qxF -- "$KL_VARIANT" <<<"$(kl_variants)" && [[ $name =~ ^[A-Za-z0-9_.+-]+$ ]]; } ||
+		die "unknown $what='$name'; valid: $(kl_variants | xargs), each optionally +<feature> ($feats)"
+	row=$(kl_rows variants | awk -v v="$KL_VARIANT" '$1 == v {print $4}')
+	[ "${row:--}" = - ] || carried+=$row+
+	# The row's features, then (after a % no name has) the added ones.
+	for f in ${carried//+/ } % "${parts[@]:1}"; do
+		[ "$f" = % ] && { n=1; continue; }
+		if [ $n = 0 ]; then
+			[[ " $feats " == *" $f "* ]] ||
+				die "kernels/variants: $KL_VARIANT carries '$f', which is not a feature of kernels/features ($feats)"
+		else
+			[ -n "$f" ] || die "$what='$name': an empty feature after '+'; accepted: <variant>[+<feature>...], features: $feats"
+			[[ " $feats " == *" $f "* ]] ||
+				die "$what='$name': unknown feature '$f'; accepted: $feats"
+			[[ $carried != *"+$f+"* ]] ||
+				die "$what='$name': $KL_VARIANT carries '$f' already (kernels/variants); accepted: $feats not among its own"
+			[[ $all != *"+$f+"* ]] ||
+				die "$what='$name': feature '$f' named twice; accepted: each of $feats at most once"
+		fi
+		strat=$(awk -v f="$f" '$1 == f {print $3}' <<<"$frows")
+		[ "$strat" = all ] || [[ ",$strat," == *",$KL_VARIANT,"* ]] ||
+			die "$what='$name': feature '$f' does not apply to $KL_VARIANT; accepted on: ${strat//,/ }"
+		all+=$f+
+	done
+	KL_FEATURES=() KL_NAME=$KL_VARIANT
+	for f in $feats; do
+		[[ $all == *"+$f+"* ]] || continue
+		KL_FEATURES+=("$f")
+		[[ $carried == *"+$f+"* ]] || KL_NAME+=+$f
+	done
+	return 0
+}
+
+# kl_markers: what the guest of KL_NAME must find, "<strategy> <features>":
+# the marker of /sys/kernel/mapping_lock/strategy (kernels/variants'
+# second column; empty for "none") and those of .../features
+# (kernels/features' second column), comma-separated in that order, as
+# one word (the kernel prints them space-separated; a space would split
+# the kernel's command line that carries them).
+kl_markers() {
+	local f s marks=''
+	s=$(kl_rows variants | awk -v v="$KL_VARIANT" '$1 == v {print ($2 == "none" ? "" : $2)}')
+	for f in ${KL_FEATURES[@]+"${KL_FEATURES[@]}"}; do
+		marks+=${marks:+,}$(kl_rows features | awk -v f="$f" '$1 == f {print $2}')
+	done
+	echo "$s $marks"
+}
+
+# kl_names LIST [WHAT]: set KL_NAMES to the names of a comma-separated
+# KERNEL= list, each in its one spelling, each once; exit 2 (die) on a
+# bad one.  `all` is the rows of kernels/variants (no added features).
+kl_names() {
+	local n
+	local -a list
+	KL_NAMES=()
+	case $1 in
+	all) mapfile -t KL_NAMES < <(kl_variants); return 0 ;;
+	'') die "${2:-KERNEL}= is empty; valid: $(kl_variants | xargs) (each optionally +<feature>), all" ;;
+	esac
+	IFS=, read -r -a list <<<"$1"	# not word-split: a '*' stays a '*'
+	for n in "${list[@]}"; do
+		kl_resolve "$n" "${2:-KERNEL}"
+		[[ " ${KL_NAMES[*]} " == *" $KL_NAME "* ]] || KL_NAMES+=("$KL_NAME")
+	done
+}
+
+# kl_fragments: the config fragments of KL_VARIANT and KL_FEATURES, in
+# the order they are merged (a feature's after its variant's), one a line.
+kl_fragments() {
+	local f
+	echo "$KL_DIR/configs/$KL_VARIANT.config"
+	for f in ${KL_FEATURES[@]+"${KL_FEATURES[@]}"}; do
+		echo "$KL_DIR/configs/feature-$f.config"
+	done
 }
 
 # kl_series DIR: set KL_SERIES to the patches to apply, in order: those

@@ -3,7 +3,7 @@
 # name and the reason, exit 2, never skipped.
 . "$(dirname "$0")/lib/tap.sh"
 [ -x analysis/rlstat ] || make -s -C analysis >/dev/null || exit 2
-plan 34
+plan 39
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -133,4 +133,26 @@ cp "$R" "$tmp/copy/analysis/" && cp "$tmp/variants" "$tmp/copy/kernels/variants"
 [ "$(order "$tmp/copy/analysis/rlstat")" = "zeta stock alpha imutex rangelock host" ]
 ok $? "the file is found relative to the rlstat binary"
 
+# A variant with features ranks with its row, right after it.
+analysis/rlsynth "$tmp/ordf" --variants rangelock+fault-retry,imutex,stock+shared-alloc-dio,stock,rangelock \
+	--iterations 2 >/dev/null 2>&1
+[ "$("$R" report "$tmp/ordf" --baseline nosuch --no-charts 2>&1 | sed -n 's/.*its variants: //p')" = \
+	"stock stock+shared-alloc-dio imutex rangelock rangelock+fault-retry" ]
+ok $? "report order: a variant with features follows its row of kernels/variants"
+
+# meta.json's variants[].strategy and .features (runners/run): checked
+# when present, so a report never names features it misread.
+meta_bad() {	# JQ-EDIT PATTERN NAME
+	mkrun
+	jq "$1" "$tmp/run/meta.json" >"$tmp/m" && mv "$tmp/m" "$tmp/run/meta.json"
+	run $R report "$tmp/run" --no-charts
+	[ "$RC" = 2 ] && [[ $OUT == *"$2"* ]]
+	ok $? "$3"
+}
+meta_bad '.variants[1].features = "shared-alloc-dio"' "features is not an array of feature names" \
+	"features that are not an array: exit 2"
+meta_bad '.variants[1].features = ["a b"]' "features is not an array of feature names" \
+	"a feature name with a blank: exit 2"
+meta_bad '.variants[1].features = ["x", "x"]' "each once" "a feature listed twice: exit 2"
+meta_bad '.variants[1].strategy = 7' "strategy is not a variant name" "a strategy that is not a name: exit 2"
 done_testing

@@ -1,10 +1,11 @@
 #!/bin/bash
 # report.txt against a golden file on the committed fixture run; the
 # summary; percentiles from merged histograms; the fixture's generator;
-# and how long analysis of a few hundred results takes.
+# the header's features lines; and how long analysis of a few hundred
+# results takes.
 . "$(dirname "$0")/lib/tap.sh"
 [ -x analysis/rlstat ] || make -s -C analysis >/dev/null || exit 2
-plan 18
+plan 23
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -78,6 +79,38 @@ analysis/rlsynth "$tmp/wild" --seed 1 --variants stock,rangelock --iterations 3 
 run $R report "$tmp/wild" --no-charts
 grep -q '^  MDE  *>1000%$' "$tmp/wild/report.txt" && ! grep -Eq '^  MDE .*[0-9]{4,}\.[0-9]{2}%' "$tmp/wild/report.txt"
 ok $? "an MDE past 1000% reads '>1000%'"
+
+# Features (meta.json variants[].strategy and .features, as runners/run
+# writes them): the header names every variant's, and says when a variant
+# differs from the baseline in more than the lock.
+features_run() {	# DIR VARIANTS: an rlsynth run whose meta.json names them
+	analysis/rlsynth "$1" --seed 3 --variants "$2" --iterations 3 >/dev/null
+	jq '.variants |= map(.strategy = (.name | sub("\\+.*"; "")) | .features = (.name | split("+")[1:]))' \
+		"$1/meta.json" >"$1/m" && mv "$1/m" "$1/meta.json"
+}
+features_run "$tmp/feat" stock,rangelock,stock+shared-alloc-dio,rangelock+shared-alloc-dio+fault-retry
+run $R report "$tmp/feat" --no-charts
+hdr=$(sed -n '/^Features:/,/^Machine:/p' "$tmp/feat/report.txt" | sed '$d')
+is "$hdr" "Features:    stock        none
+             stock+shared-alloc-dio shared-alloc-dio
+             rangelock    none
+             rangelock+shared-alloc-dio+fault-retry shared-alloc-dio fault-retry
+Note:        stock+shared-alloc-dio differs from stock only in: shared-alloc-dio
+Note:        rangelock+shared-alloc-dio+fault-retry differs from stock in the lock and in: shared-alloc-dio fault-retry" \
+	"report.txt names every variant's features, and each that differs from the baseline in more than the lock"
+run $R report "$tmp/feat" --no-charts --baseline stock+shared-alloc-dio
+is "$(grep '^Note:' "$tmp/feat/report.txt")" "Note:        stock differs from stock+shared-alloc-dio only in: no shared-alloc-dio
+Note:        rangelock differs from stock+shared-alloc-dio in the lock and in: no shared-alloc-dio
+Note:        rangelock+shared-alloc-dio+fault-retry differs from stock+shared-alloc-dio in the lock and in: fault-retry" \
+	"against a baseline with a feature: what the others lack or add"
+grep -q 'rangelock+shared-alloc-dio+fault-retry' "$tmp/feat/report.html" && grep -q 'Note:        stock differs' "$tmp/feat/report.html"
+ok $? "report.html shows them too"
+features_run "$tmp/feat0" stock,rangelock
+run $R report "$tmp/feat0" --no-charts
+is "$(grep -E '^(Features|Note):' "$tmp/feat0/report.txt")" "Features:    none: the variants differ in the lock alone" \
+	"variants without features: one line says so, no note"
+ok "$(! grep -qE '^(Features|Note):' "$tmp/run-small/report.txt"; echo $?)" \
+	"a run from before features (no features in meta.json) has neither line"
 
 # A few hundred results: 4 variants x 8 points x 10 iterations.
 analysis/rlsynth "$tmp/big" --variants stock,imutex,rangelock,rwsem-range \

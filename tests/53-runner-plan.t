@@ -6,9 +6,11 @@
 # meta.json; KERNEL=rangelock runs the stock baseline too; RESUME runs only
 # the missing boots; ITERATIONS=auto extends exactly the points `rlstat
 # next` names; cost mode refuses virtio-blk and names its results -cost;
-# the flavours follow the matrix.
+# the flavours follow the matrix; a variant with features is built, named
+# and booted by its full name, and meta.json names its strategy and
+# features.
 . "$(dirname "$0")/lib/tap.sh"
-plan 69
+plan 84
 
 tmp=$(mktemp -d)
 made=()
@@ -36,7 +38,8 @@ cat >"$tmp/qemu" <<'S'
 # runners/qemu stand-in: one fake ok result per plan line; logs the boot.
 # STUB_DIE_AFTER=N: the N+1st boot dies like a killed runner.
 while [ $# -gt 0 ]; do
-	case $1 in --plan) plan=$2 ;; --out) out=$2 ;; --variant) v=$2 ;; --mode) m=$2 ;; --device) dev=$2 ;; --cpus) cpus=$2 ;; esac
+	case $1 in --plan) plan=$2 ;; --out) out=$2 ;; --variant) v=$2 ;; --mode) m=$2 ;; --device) dev=$2 ;; --cpus) cpus=$2 ;;
+	--strategy) echo "$v $2" >>"$STUB/strategy.log" ;; --features) echo "$v <$2>" >>"$STUB/features.log" ;; esac
 	shift 2
 done
 # Cost boots may run side by side: the count is taken under a lock.
@@ -302,4 +305,49 @@ run runners/run bench --matrix "$tmp/xfs.matrix" --kernel rangelock --iterations
 rd=$(rundir); made+=("$TOP/$rd")
 is "$(xargs <"$STUB/kbuild.log")" "stock --xfs" "an xfs matrix builds the xfs flavour of stock only"
 is "$(jq -r '.skipped[0].variant' "$rd/meta.json")" rangelock "and skips rangelock in meta.json"
+
+# Features: KERNEL=<variant>+<feature>, BASELINE too, in their one
+# spelling; the matrix's `variants` name strategies, so dio-serial takes
+# rangelock with a feature.
+fresh features
+run runners/run bench --matrix dio-serial --kernel rangelock+fault-retry+shared-alloc-dio \
+	--baseline rwsem-range+shared-alloc-dio --iterations 1
+rd=$(rundir); [ -n "$rd" ] && made+=("$TOP/$rd")
+is "$RC" 0 "KERNEL=rangelock+fault-retry+shared-alloc-dio BASELINE=rwsem-range+shared-alloc-dio runs"
+is "$(sort -u "$STUB/kbuild.log" | xargs)" "rangelock+shared-alloc-dio+fault-retry --stats rwsem-range+shared-alloc-dio --stats" \
+	"each is built by its full name, features in kernels/features' order (flavours as its strategy allows)"
+like "$rd" "^results/[0-9]{8}-[0-9]{6}-dio-serial-rwsem-range\+shared-alloc-dio,rangelock\+shared-alloc-dio\+fault-retry$" \
+	"the run is named after both full names, joined by ','"
+is "$(jq -c '[.variants[] | [.name, .strategy, .features]]' "$rd/meta.json")" \
+	'[["rwsem-range+shared-alloc-dio","rwsem-range",["shared-alloc-dio"]],["rangelock+shared-alloc-dio+fault-retry","rangelock",["shared-alloc-dio","fault-retry"]]]' \
+	"meta.json: each variant's strategy and features"
+is "$(jq -r .baseline "$rd/meta.json")" rwsem-range+shared-alloc-dio "and the baseline's full name"
+is "$(sort -u "$STUB/features.log" | xargs)" "rangelock+shared-alloc-dio+fault-retry <shared-alloc-dio,fault-retry> rwsem-range+shared-alloc-dio <shared-alloc-dio>" \
+	"the guest runner is asked for the features' markers"
+is "$(sort -u "$STUB/strategy.log" | xargs)" "rangelock+shared-alloc-dio+fault-retry rangelock rwsem-range+shared-alloc-dio rwsem-range" \
+	"and for the strategy's marker"
+is "$(find "$TOP/$rd" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort | xargs)" \
+	"rangelock+shared-alloc-dio+fault-retry rwsem-range+shared-alloc-dio" "results go to a directory per full name"
+# README.md's ablation: the DIO feature on both sides, the lock alone differs.
+fresh features-readme
+run runners/run bench --matrix "$tmp/two.matrix" --kernel rangelock+shared-alloc-dio --baseline stock+shared-alloc-dio --iterations 1
+rd=$(rundir); [ -n "$rd" ] && made+=("$TOP/$rd")
+is "$RC:$(jq -c '[.variants[] | [.name, .strategy, .features]]' "$rd/meta.json")" \
+	'0:[["stock+shared-alloc-dio","stock",["shared-alloc-dio"]],["rangelock+shared-alloc-dio","rangelock",["shared-alloc-dio"]]]' \
+	"README's KERNEL=rangelock+shared-alloc-dio BASELINE=stock+shared-alloc-dio: both built with the feature"
+fresh features-none
+run runners/run bench --matrix "$tmp/two.matrix" --kernel rangelock --iterations 1
+rd=$(rundir); [ -n "$rd" ] && made+=("$TOP/$rd")
+is "$(jq -c '[.variants[] | [.name, .strategy, .features]]' "$rd/meta.json"):$(sort -u "$STUB/features.log" | xargs)" \
+	'[["stock","stock",[]],["rangelock","rangelock",[]]]:rangelock <> stock <>' \
+	"the default variants: no features in meta.json, none asked of the guest"
+for k in "stock+|an empty feature after '\\+'" "stock+nosuch|unknown feature 'nosuch'; accepted: shared-alloc-dio fault-retry" \
+	"stock+fault-retry+fault-retry|feature 'fault-retry' named twice" \
+	"imutex+fault-retry|feature 'fault-retry' does not apply to imutex; accepted on: stock rangelock rwsem-range"; do
+	n=${k%%|*}
+	run runners/run bench --matrix "$tmp/two.matrix" --kernel "$n" --iterations 1
+	like "$RC:$OUT" "^2:[^"$'\n'"]*KERNEL='${n//+/\\+}': ${k#*|}" "KERNEL=$n: exit 2, naming it and why"
+done
+run runners/run bench --matrix "$tmp/two.matrix" --kernel stock --baseline rangelock+fault-retry+fault-retry --iterations 1
+like "$RC:$OUT" "^2:[^"$'\n'"]*BASELINE='rangelock\+fault-retry\+fault-retry': feature 'fault-retry' named twice" "a bad BASELINE: exit 2, naming it"
 done_testing

@@ -4,9 +4,10 @@
 # build: flavour names and fragments, exit 1 with the first errors when the
 # build fails (also when the log is far longer than a pipe holds) or when
 # Kconfig drops a value of a fragment (one it sets, or one it turns off),
-# exit 2 on bad input.
+# exit 2 on bad input; a variant with features (KERNEL=stock+<feature>)
+# builds in a directory and release of its own, from its fragments.
 . "$(dirname "$0")/lib/tap.sh"
-plan 18
+plan 31
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -101,4 +102,49 @@ run kernels/build stock --lockdep
 like "$RC:$OUT" "^2:.*unknown option '--lockdep' \(accepted: --debug, --stats, --xfs\)" "an unknown flavour: exit 2, the accepted ones named"
 run kernels/build stockk
 like "$RC:$OUT" "^2:.*unknown KERNEL='stockk'; valid: stock imutex" "an unknown variant: exit 2"
+
+# Features: <variant>+<feature>... resolves to one spelling (features in
+# kernels/features' order), its own build directory and release, and the
+# feature fragments after the variant's.
+run kernels/build stock+shared-alloc-dio
+is "$RC" 0 "a variant with a feature builds"
+out=$(tail -1 <<<"$OUT")
+is "$out" "$tmp/cache/build/stock+shared-alloc-dio" "in a directory named after it"
+is "$(cat "$out/include/config/kernel.release")" "6.12.0-rl-stock+shared-alloc-dio" "and a release that names its feature"
+ok "$(grep -qx 'CONFIG_EXT4_DIO_WRITE_SHARED=y' "$out/.config" && grep -qx 'CONFIG_MAPPING_LOCK_RWSEM=y' "$out/.config"; echo $?)" \
+	"its config holds the variant's and the feature's fragments"
+run kernels/build --resolve rangelock+fault-retry+shared-alloc-dio --debug
+is "$OUT" "name rangelock+shared-alloc-dio+fault-retry-debug
+build $tmp/cache/build/rangelock+shared-alloc-dio+fault-retry-debug
+localversion -rl-rangelock+shared-alloc-dio+fault-retry-debug
+fragment configs/guest.config
+fragment configs/rangelock.config
+fragment configs/feature-shared-alloc-dio.config
+fragment configs/feature-fault-retry.config
+fragment configs/debug.config" "--resolve: features in kernels/features' order, whatever order they were typed in"
+# What kernels/check-stock builds as stock: guest.config and stock.config,
+# no feature fragment; KERNEL=stock must be that same kernel.
+run kernels/build --resolve stock
+is "$(grep '^fragment' <<<"$OUT" | xargs)" "fragment configs/guest.config fragment configs/stock.config" \
+	"stock carries no feature: check-stock's fragments and no others"
+# shellcheck disable=SC2016  # check-stock's own text, $here unexpanded
+is "$(sed -n '/^fragments=/p' kernels/check-stock)" 'fragments=("$here/configs/guest.config" "$here/configs/stock.config")' \
+	"and check-stock's own list is just those"
+
+run kernels/build stock+
+like "$RC:$OUT" "^2:.*KERNEL='stock\+': an empty feature after '\+'; accepted: <variant>\[\+<feature>...\], features: shared-alloc-dio fault-retry" \
+	"an empty feature after '+': exit 2"
+run kernels/build stock+nosuch
+like "$RC:$OUT" "^2:.*KERNEL='stock\+nosuch': unknown feature 'nosuch'; accepted: shared-alloc-dio fault-retry" \
+	"an unknown feature: exit 2, the features named"
+run kernels/build stock+fault-retry+fault-retry
+like "$RC:$OUT" "^2:.*KERNEL='stock\+fault-retry\+fault-retry': feature 'fault-retry' named twice" \
+	"a feature named twice: exit 2"
+run kernels/build imutex+fault-retry
+like "$RC:$OUT" "^2:.*KERNEL='imutex\+fault-retry': feature 'fault-retry' does not apply to imutex; accepted on: stock rangelock rwsem-range" \
+	"a feature its strategy has no use for: exit 2, the strategies it applies to named"
+ok "$([ ! -e "$tmp/cache/build/imutex+fault-retry" ]; echo $?)" "and nothing was built for it"
+run kernels/build --resolve rwsem-range+shared-alloc-dio+fault-retry --debug --stats --xfs
+like "$RC:$OUT" "^2:.*LOCALVERSION -rl-rwsem-range\+shared-alloc-dio\+fault-retry-debug-stats-xfs is 60 characters; accepted: at most 56" \
+	"a release longer than the kernel's 64 characters is refused before kbuild"
 done_testing

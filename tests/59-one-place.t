@@ -1,15 +1,17 @@
 #!/bin/bash
 # One place for each thing: in a scratch copy of the tracked tree, add a
 # workload (its .c, its doc line, its test), a kernel variant (its row of
-# kernels/variants, its config fragment, its patch) and a kind of chart
-# (its function and row in chart.c, its doc line); the builds and every
-# listing pick them up, and git says nothing else had to change.
+# kernels/variants, its config fragment, its patch), a feature (its row of
+# kernels/features, its config fragment, its row of kernels/README.md's
+# table) and a kind of chart (its function and row in chart.c, its doc
+# line); the builds and every listing pick them up, and git says nothing
+# else had to change.
 # No kernel is built and no guest boots.
 . "$(dirname "$0")/lib/tap.sh"
 for c in git gcc gnuplot jq; do
 	command -v $c >/dev/null || { echo "1..0 # skip $c not installed"; exit 0; }
 done
-plan 14
+plan 18
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -81,7 +83,7 @@ EOF
 chmod +x "$t/tests/69-rlwork-nop.t"
 
 # --- a variant: its row, its fragment, its own patch after the series ---
-printf 'toy\t\ttoy\t\tsafe\ta throwaway variant of tests/59\n' >>"$t/kernels/variants"
+printf 'toy\t\ttoy\t\tsafe\t-\t\ta throwaway variant of tests/59\n' >>"$t/kernels/variants"
 printf 'CONFIG_MAPPING_LOCK_RWSEM=y\n' >"$t/kernels/configs/toy.config"
 cat >"$t/kernels/patches/variant-toy.patch" <<'EOF'
 From: tests/59 <t@example.org>
@@ -89,6 +91,12 @@ Subject: [PATCH] toy: nothing
 
 ---
 EOF
+
+# --- a feature: its row, its fragment, its row of kernels/README.md ---
+printf 'toyf\t\ttoyf\t\tall\t\t\ta throwaway feature of tests/59\n' >>"$t/kernels/features"
+printf 'CONFIG_TOYF=y\n' >"$t/kernels/configs/feature-toyf.config"
+# shellcheck disable=SC2016  # backquotes of Markdown, not of the shell
+sed -i '/^| `fault-retry` |/a | `toyf` | `TOYF` | nothing (tests/59) | all |' "$t/kernels/README.md"
 
 # --- a chart kind: its function and its row in chart.c, its doc line ---
 sed -i 's|^const struct chart_kind chart_kinds\[\] = {|static void toy_charts(struct charts *c)\
@@ -137,6 +145,27 @@ run "$t/analysis/rlstat" report "$tmp/run" --baseline nosuch --no-charts
 like "$OUT" "its variants: stock rangelock toy zeta host" \
 	"the report orders it as kernels/variants does"
 
+# the feature
+run "$t/kernels/build" --resolve toy+toyf
+[ "$RC" = 0 ] && grep -qx 'name toy+toyf' <<<"$OUT" && grep -qx 'fragment configs/feature-toyf.config' <<<"$OUT"
+ok $? "KERNEL=<variant>+<new feature> resolves to its name and fragment" || diag <<<"$OUT"
+run "$t/kernels/build" --resolve stock+fault-retry+toyf
+like "$RC:$OUT" "^0:name stock\+fault-retry\+toyf"$'\n' "it takes its place in the order of kernels/features"
+documented() {	# TREE: every feature has its fragment and its row of the table
+	local f _
+	while read -r f _; do
+		[ -f "$1/kernels/configs/feature-$f.config" ] && grep -qF "| \`$f\` |" "$1/kernels/README.md" || return 1
+	done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$1/kernels/features")
+}
+mkdir -p "$tmp/undoc/kernels/configs"
+cp "$t/kernels/features" "$t/kernels/README.md" "$tmp/undoc/kernels/"
+cp "$t"/kernels/configs/feature-*.config "$tmp/undoc/kernels/configs/"
+sed -i "/^| \`toyf\` |/d" "$tmp/undoc/kernels/README.md"
+ok "$(documented "$t" && ! documented "$tmp/undoc"; echo $?)" \
+	"every feature has its fragment and its row of kernels/README.md's table (one without fails)"
+run "$t/kernels/build" --resolve stock+toyz
+like "$RC:$OUT" "^2:.*accepted: shared-alloc-dio fault-retry toyf" "and bad spellings name it among the accepted ones"
+
 # the chart kind
 grep -q "^toy	nothing$" <<<"$("$t/analysis/rlstat" charts --kinds)"
 ok $? "rlstat charts --kinds lists the new kind"
@@ -148,10 +177,11 @@ run "$t/analysis/rlstat" report "$tmp/run"
 	grep -q 'src="toy-stock.svg"' "$tmp/run/report.html"
 ok $? "the report draws it and report.html shows it under its heading"
 
-# nothing else was touched: <= 3 files a workload, <= 3 a variant, <= 2 a chart
+# nothing else was touched: <= 3 files a workload, <= 3 a variant, <= 3 a
+# feature, <= 2 a chart
 changed=$(g status --porcelain --untracked-files=all | sed 's/^...//' | sort | xargs)
-is "$changed" "analysis/README.md analysis/chart.c kernels/configs/toy.config kernels/patches/variant-toy.patch kernels/variants tests/69-rlwork-nop.t workloads/README.md workloads/nop.c" \
-	"only the new thing's own files changed (3 + 3 + 2)"
+is "$changed" "analysis/README.md analysis/chart.c kernels/README.md kernels/configs/feature-toyf.config kernels/configs/toy.config kernels/features kernels/patches/variant-toy.patch kernels/variants tests/69-rlwork-nop.t workloads/README.md workloads/nop.c" \
+	"only the new thing's own files changed (3 + 3 + 3 + 2)"
 run bash "$t/tests/69-rlwork-nop.t"
 ok "$RC" "the new workload's test passes"
 

@@ -37,6 +37,7 @@ readme_commands() {
 #   lab    the README comment must start with "lab"
 rows=(
 	'^make bench KERNEL=rangelock$|test|tests/90-e2e-qemu.t|make --no-print-directory bench KERNEL=stock MATRIX=smoke'
+	'^make bench KERNEL=rangelock\+shared-alloc-dio BASELINE=stock\+shared-alloc-dio$|test|tests/53-runner-plan.t|--kernel rangelock+shared-alloc-dio --baseline stock+shared-alloc-dio'
 	'^make test$|test|.ci/run|make test'
 	'^make bench KERNEL=all MATRIX=quick$|slow|release'
 	'^make bench KERNEL=rangelock MODE=both$|slow|release'
