@@ -87,7 +87,9 @@ struct group_metric {
 	struct metric_def *def;
 	double *vals;		/* one per ok iteration */
 	int nvals;
-	struct lathist *hist;	/* latency: merged over iterations */
+	/* latency: merged over iterations, the group's ophist of the op */
+	const struct lathist *hist;
+	uint64_t htotal;	/* its count so far, while loading */
 	double quantum;		/* rates: largest 1/count, relative */
 	struct summary s;
 	double value;		/* what tables show: hmean, merged pct, mean */
@@ -103,6 +105,7 @@ struct group {			/* one variant at one workload point */
 	struct lathist **ophist;	/* merged per op, for CDFs */
 	char **opname;
 	int nops;
+	json_t *opix;		/* op name -> index in ophist */
 	char *release, *accel;
 	bool roles;		/* threads of different ops (has_roles) */
 };
@@ -118,6 +121,7 @@ struct point {
 	int threads;		/* -1 when the point has no threads param */
 	struct metric_def *defs;
 	int ndefs;
+	json_t *defix;		/* metric name -> index in defs */
 };
 
 struct run {
@@ -143,6 +147,8 @@ int validate_file(const char *path);
 const char *validate_doc(json_t *doc);
 json_t *load_result(const char *path);
 json_t *metric_op(json_t *doc, const char *metric, const char **rest);
+/* ops[] or metrics[] of a result by name, for lookups in O(1) */
+json_t *doc_index(json_t *doc, const char *arr);
 void die_input(const char *fmt, ...) __attribute__((format(printf, 1, 2),
 						    noreturn));
 /* The input being read, named by errors raised below it (GSL's). */
