@@ -3,6 +3,7 @@
  * Read a run directory (<run>/<variant>/<point>-i<N>.result.json) into points
  * (workload + params), variants and per-group metric values.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
@@ -75,9 +76,10 @@ static char *file_label(const char *p, const char *file, json_t *j)
 		i--;
 	n = strtol(i, &end, 10);
 	if (i < file + 3 || strncmp(i - 2, "-i", 2) || *i < '1' || *i > '9' ||
-	    !name_ok(label, "-."))
+	    !name_ok(label, "-.") || !isalnum((unsigned char)*label))
 		die_input("%s: file name is not <point>-i<N>.result.json with "
-			  "<point> of [A-Za-z0-9_.-]", p);
+			  "<point> of [A-Za-z0-9_.-] starting with a letter or "
+			  "digit", p);
 	if (n != json_integer_value(json_object_get(j, "iteration")))
 		die_input("%s: iteration %lld, but the file name says i%ld",
 			  p, (long long)json_integer_value(

@@ -163,9 +163,10 @@ static int has_suffix(const char *s, const char *suf)
 }
 
 /*
- * Sorted names in dir: its subdirectories (dirs_only), or every entry
- * whose name ends in suffix, whatever it is: a directory or a dangling
- * link named *.result.json is refused by load_result, never skipped.
+ * Sorted names in dir: its subdirectories but hidden ones (dirs_only: the
+ * variants, never rlstat's own temporaries), or every entry whose name
+ * ends in suffix, whatever it is: a directory, a dangling link or a
+ * hidden file named *.result.json is refused, never skipped.
  */
 char **list_dir(const char *dir, bool dirs_only, const char *suffix, int *n)
 {
@@ -182,9 +183,10 @@ char **list_dir(const char *dir, bool dirs_only, const char *suffix, int *n)
 	while ((e = readdir(d))) {
 		char *p;
 
-		if (e->d_name[0] == '.')
-			continue;
-		if (suffix && !has_suffix(e->d_name, suffix))
+		/* a hidden result (.p000-dio-i1.result.json) is refused by
+		 * its name, never skipped: n would drop without a word */
+		if (suffix ? !has_suffix(e->d_name, suffix) :
+		    e->d_name[0] == '.')
 			continue;
 		p = xasprintf("%s/%s", dir, e->d_name);
 		if (dirs_only && (stat(p, &st) || !S_ISDIR(st.st_mode))) {

@@ -329,6 +329,33 @@ static const char *check_verify(json_t *v)
 	return NULL;
 }
 
+/*
+ * The test system the report's header describes, as rlwork writes it: a
+ * passing result has all three; a failed one (runners/fail-result) only
+ * the --env pairs, and what it has is checked.
+ */
+static const char *check_env(json_t *env, bool failed)
+{
+	static const char *const counts[] = { "cpus", "mem_mb" };
+	json_t *e;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		e = json_object_get(env, counts[i]);
+		if ((e || !failed) && (!json_is_integer(e) ||
+				       json_integer_value(e) < 1 ||
+				       json_integer_value(e) > INT_MAX))
+			return why("env.%s is not an integer in 1..2147483647",
+				   counts[i]);
+	}
+	e = json_object_get(env, "fs");
+	if ((e || !failed) && (!json_is_string(e) ||
+			       !name_ok(json_string_value(e), "-.")))
+		return "env.fs is not a filesystem type, 1-64 of "
+		       "[A-Za-z0-9_.-]";
+	return NULL;
+}
+
 /* Fields every document has, failed or not. */
 static const char *check_head(json_t *doc, bool *failed)
 {
@@ -387,7 +414,7 @@ static const char *check_head(json_t *doc, bool *failed)
 	if (e && (!json_is_string(e) || (strcmp(json_string_value(e), "cost") &&
 					 strcmp(json_string_value(e), "time"))))
 		return "env.mode is not \"cost\" or \"time\"";
-	return NULL;
+	return check_env(v, *failed);
 }
 
 /* NULL when doc is a valid result document, else the reason. */
