@@ -24,6 +24,7 @@
 
 #include "rlstat.h"
 #include "history.h"
+#include "input.h"
 
 static const char schema_sql[] =
 "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
@@ -439,6 +440,56 @@ static int started_cmp(const void *a, const void *b)
 	return strcmp(*x, *y);
 }
 
+/* started from night.json, else meta.json; NULL if neither says */
+static char *night_started(const char *d)
+{
+	static const char *const docs[] = { "night.json", "meta.json" };
+	const char *s;
+	char *p, *r = NULL;
+	json_t *j;
+	int i;
+
+	for (i = 0; i < 2 && !r; i++) {
+		p = xasprintf("%s/%s", d, docs[i]);
+		j = json_load_file(p, 0, NULL);
+		s = jstr(j, "started", NULL);
+		if (s && *s)
+			r = xstrdup(s);
+		json_decref(j);
+		free(p);
+	}
+	return r;
+}
+
+/*
+ * "<started>\t<dir>" of every night under from (a directory with a
+ * meta.json): the order the series are made in. Read here, not by a
+ * shell: the path is data, whatever it holds (an apostrophe, a newline).
+ */
+static char **night_keys(const char *from, int *n)
+{
+	char **names = list_dir(from, true, NULL, n), **keys;
+	char *d, *m, *s;
+	int i, k = 0;
+
+	keys = xcalloc(*n + 1, sizeof(*keys));
+	for (i = 0; i < *n; i++) {
+		d = xasprintf("%s/%s", from, names[i]);
+		m = xasprintf("%s/meta.json", d);
+		if (!access(m, F_OK)) {
+			s = night_started(d);
+			keys[k++] = xasprintf("%s\t%s", s ? s : "", d);
+			free(s);
+		}
+		free(m);
+		free(d);
+		free(names[i]);
+	}
+	free(names);
+	*n = k;
+	return keys;
+}
+
 /*
  * Make the database again from every night under the directory, oldest
  * first, into a temporary file renamed over the old one; a file that was
@@ -447,11 +498,8 @@ static int started_cmp(const void *a, const void *b)
 int history_rebuild(int argc, char **argv, const char *db, const char *from,
 		    double thr)
 {
-	char *tmp = xasprintf("%s.tmp.%d", db, (int)getpid()), **keys = NULL;
-	char *cmd, *line = NULL;
-	size_t cap = 0;
+	char *tmp = xasprintf("%s.tmp.%d", db, (int)getpid()), **keys;
 	int n = 0, i;
-	FILE *f;
 	sqlite3 *h;
 
 	if (argc)
@@ -460,23 +508,7 @@ int history_rebuild(int argc, char **argv, const char *db, const char *from,
 			  argv[0]);
 	if (access(from, F_OK))
 		die_input("%s: no such directory of nights", from);
-	/* "<started>\t<dir>" for every night: the order of the series */
-	cmd = xasprintf("for d in '%s'/*/; do [ -f \"$d/meta.json\" ] || "
-			"continue; s=$(jq -r '.started // empty' \"$d/night.json\" "
-			"2>/dev/null || true); [ -n \"$s\" ] || s=$(jq -r "
-			"'.started // \"\"' \"$d/meta.json\"); printf '%%s\\t%%s\\n' "
-			"\"$s\" \"${d%%/}\"; done", from);
-	f = popen(cmd, "r");
-	if (!f)
-		die_input("%s: cannot list: %s", from, strerror(errno));
-	while (getline(&line, &cap, f) > 0) {
-		line[strcspn(line, "\n")] = 0;
-		keys = realloc(keys, (n + 1) * sizeof(*keys));
-		if (!keys)
-			die_input("out of memory");
-		keys[n++] = xstrdup(line);
-	}
-	pclose(f);
+	keys = night_keys(from, &n);
 	qsort(keys, n, sizeof(*keys), started_cmp);
 	unlink(tmp);
 	tmp_track(tmp, false);

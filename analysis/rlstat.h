@@ -162,6 +162,29 @@ void *xcalloc(size_t n, size_t sz);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* ---- escape.c: names as data in gnuplot, HTML and terminals ---- */
+
+void gp_str(FILE *f, const char *s);
+char *gp_quote(const char *s);
+void html_esc(FILE *f, const char *s);
+void html_href(FILE *f, const char *path);
+FILE *text_safe(FILE *under);
+
+/* ---- stage.c: outputs replaced as a whole or not at all ---- */
+
+struct stage;
+struct stage *stage_new(const char *dst);
+const char *stage_dir(const struct stage *s);
+void stage_add(struct stage *s, const char *name);
+void stage_write(struct stage *s, const char *name,
+		 int (*fn)(FILE *, void *), void *arg);
+void stage_commit(struct stage *s);
+const char *stage_why(const char *dir, int err);
+void gp_run(const char *dir, const char *script);
+void gp_check(const char *dir, const char *file);
+/* util.c: a temporary directory and everything in it */
+void remove_tree(const char *dir);
+
 /* ---- prep.c: a loaded run as the analysis sees it ---- */
 
 struct run *run_open(const char *dir, double conf);
@@ -292,7 +315,7 @@ struct chart {
 };
 
 int report_charts(const struct rctx *x, struct chart **charts, int *ncharts,
-		  bool draw);
+		  struct stage *draw);
 int report_html(FILE *f, const struct rctx *x, const struct chart *charts,
 		int ncharts);
 void report_verdict_text(FILE *f, const struct rctx *x);

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,22 +31,22 @@ static bool tmp_isdir[MAX_TMP];
 static pid_t tmp_owner;
 static pid_t tmp_writer;	/* a child writing into them (gnuplot) */
 
-/* A chart directory holds only flat files rlstat and gnuplot wrote. */
-static void remove_tree(const char *dir)
+static int remove_one(const char *p, const struct stat *st, int type,
+		      struct FTW *ftw)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char p[4096];
+	(void)st;
+	(void)ftw;
+	if (type == FTW_DP)
+		rmdir(p);
+	else
+		unlink(p);
+	return 0;
+}
 
-	if (d) {
-		while ((e = readdir(d)))
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-			    snprintf(p, sizeof(p), "%s/%s", dir, e->d_name) <
-			    (int)sizeof(p))
-				unlink(p);
-		closedir(d);
-	}
-	rmdir(dir);
+/* Depth first, links not followed: only what rlstat itself made. */
+void remove_tree(const char *dir)
+{
+	nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static void tmp_cleanup(void)

@@ -49,7 +49,7 @@ ok $? "CDF chart: log latency axis, title names the point"
 
 html=$(cat "$tmp/run/report.html")
 miss=
-for c in $want; do [[ $html == *"src=\"$c.svg\""* ]] || miss="$miss $c"; done
+for c in $want; do [[ $html == *"src=\"./$c.svg\""* ]] || miss="$miss $c"; done
 is "$miss" "" "report.html shows every chart"
 ! grep -Eq '(src|href)="(https?:)?//' "$tmp/run/report.html" && ! grep -qi '<script' "$tmp/run/report.html"
 ok $? "report.html: no network references, no scripts"
