@@ -534,11 +534,13 @@ int report_charts(const struct rctx *x, struct chart **charts, int *ncharts,
 		 xstrdup("/dev/null");
 	c.gp = fopen(script, draw ? "wx" : "w");
 	if (!c.gp)
-		die_input("%s: cannot write: %s", script, strerror(errno));
+		die_input("%s: cannot write the charts: %s", r->dir,
+			  strerror(errno));
 	for (c.kind = chart_kinds; c.kind->name; c.kind++)
 		c.kind->make(&c);
 	if (fclose(c.gp))
-		die_input("%s: cannot write: %s", script, strerror(errno));
+		die_input("%s: cannot write the charts: %s", r->dir,
+			  strerror(errno));
 	free(script);
 	*charts = c.v;
 	*ncharts = c.n;
