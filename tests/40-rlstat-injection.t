@@ -12,7 +12,7 @@ for c in gnuplot jq; do
 	command -v $c >/dev/null || { echo "1..0 # skip $c not installed"; exit 0; }
 done
 [ -x analysis/rlstat ] && [ -x analysis/rlsynth ] || make -s -C analysis >/dev/null || exit 2
-plan 14
+plan 16
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -62,7 +62,7 @@ ok $? "report.html: every link a ./ relative path, percent-encoded ($bad)"
 # --- a trend page: night names from night.json and directories, --out with a quote ---
 out="$tmp/night's results"
 mkdir -p "$out"
-names=("$q" "EOD" "shell" "javascript:alert(1)" "x\`touch $pwned.bq\`y" "@ARG0")
+names=("$q" "EOD" "shell" "javascript:alert(1)" "x\`touch $pwned.bq\`y" "@ARG0$esc")
 for k in 1 2 3 4 5 6; do
 	d=$out/n$k
 	[ "$k" = 4 ] && d=$out/${names[3]}
@@ -91,3 +91,9 @@ bad=$(grep -v '="\./[A-Za-z0-9._~/%-]*"' <<<"$hrefs")
 ok $? "index.html: every link a ./ relative path, percent-encoded ($bad)"
 grep -qF 'href="./javascript%3Aalert%281%29/report.html"' "$out/index.html"
 ok $? "index.html: the night javascript:alert(1) linked as ./javascript%3Aalert%281%29/"
+"$R" history show --db "$out/h.sqlite" >"$tmp/show" 2>&1
+! LC_ALL=C grep -q $'[\x1b\x07]\\|\xc2\x9b' "$tmp/show" && grep -qF '@ARG0\x1b]0;PWNED' "$tmp/show"
+ok $? "history show: a night name's terminal escapes shown as \\xNN, never raw"
+"$R" history mail "${names[5]}" --db "$out/h.sqlite" >/dev/null 2>&1	# by its name
+! LC_ALL=C grep -q $'[\x1b\x07]\\|\xc2\x9b' "$out/n6/report-mail.txt" && grep -qF '@ARG0\x1b]0;PWNED' "$out/n6/report-mail.txt"
+ok $? "history mail: the same in report-mail.txt"
