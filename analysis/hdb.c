@@ -215,11 +215,12 @@ sqlite3 *hdb_open(const char *path, bool create)
 	int fd, rc, i;
 
 	hdb_path = path;
-	fd = take_lock(path, LOCK_SH);
+	/* refused before the lock: no lock file beside a path that is none */
 	if (access(path, F_OK) && !create)
 		die_input("%s: no history database; `rlstat history import "
 			  "RUN --db %s` or `rlstat history rebuild` makes one",
 			  path, path);
+	fd = take_lock(path, LOCK_SH);
 	if (access(path, F_OK))
 		create_whole(path);
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) !=
