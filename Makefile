@@ -39,7 +39,7 @@ endif
 SUBDIRS := $(patsubst %/Makefile,%,$(wildcard workloads/Makefile analysis/Makefile tests/rangelock/Makefile))
 
 .PHONY: help setup all kernels bench report regress rerun bench-locks \
-	bench-generator bench-noise bench-gate bench-matrix check-race test clean \
+	bench-generator bench-noise bench-gate bench-matrix bench-analysis check-race test clean \
 	lava-jobs lava-submit lava-collect test-lava \
 	nightly bisect test-nightly test-kernels
 
@@ -57,6 +57,7 @@ help:
 	@echo '  bench-locks      lock+unlock microbenchmark, prints ratios'
 	@echo '  bench-generator  rlwork vs fio on the same job, prints ratios'
 	@echo '  bench-gate       the regression gate'"'"'s false-alarm rate, power and boots used, simulated'
+	@echo '  bench-analysis   rlstat summary'"'"'s time against the ops in a result, prints CPU us/op'
 	@echo '  bench-noise      the 1-thread points in cost and time mode, CoeffVar per mode and point'
 	@echo '  bench-matrix     runners/matrix on 10^4 generated points and 10^5 comment lines, seconds'
 	@echo '  check-race       DEBUG kernels of every variant on the widened punch race:'
@@ -146,6 +147,9 @@ bench-gate: all
 
 bench-matrix: all
 	@runners/bench-matrix
+
+bench-analysis: all
+	@analysis/bench-analysis
 
 bench-noise: all
 	@runners/bench-noise --kernel $(KERNEL) --accel $(ACCEL)

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Charts: one gnuplot script with inline data blocks, rendered once as
- * PNG (pngcairo) and once as SVG, into a temporary directory inside the
- * run directory and renamed into place when every file is there.
+ * PNG (pngcairo) and once as SVG, into the report's staging directory
+ * (stage.c), installed with the report when every file is there.
+ *
+ * Names (variants, points, ops, units) reach the script only through
+ * gp_str, as single-quoted strings; a data block holds numbers only (a
+ * category's name is its row's tic label, `set xtics ('name' row)`), so
+ * no name can start a line with the block's end marker and end the block.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,7 +28,6 @@ struct charts {
 	const struct chart_kind *kind;	/* of the charts being made */
 	const struct rctx *x;
 	const struct run *r;
-	const char *tmp;
 	int base;
 	struct chart *v;
 	int n;
@@ -35,18 +39,6 @@ static double bound(double v)
 	return isfinite(v) ? v : NAN;
 }
 
-/* gnuplot single-quoted string: only ' needs escaping, as ''. */
-static void gq(FILE *f, const char *s)
-{
-	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputc('\'', f);
-		fputc(*s, f);
-	}
-	fputc('\'', f);
-}
-
 static void begin(struct charts *c, char *name, char *caption)
 {
 	c->v = realloc(c->v, (c->n + 1) * sizeof(*c->v));
@@ -54,7 +46,7 @@ static void begin(struct charts *c, char *name, char *caption)
 		die_input("out of memory");
 	c->v[c->n++] = (struct chart){ name, caption, c->kind };
 	fprintf(c->gp, "\nreset\nset encoding utf8\nset title ");
-	gq(c->gp, caption);
+	gp_str(c->gp, caption);
 	fprintf(c->gp, "\nset key outside right top vertical\n"
 		"set grid ytics\nset border 3\nset tics nomirror\n");
 }
@@ -67,19 +59,53 @@ static void begin(struct charts *c, char *name, char *caption)
 static void render(struct charts *c, const char *plot)
 {
 	const char *name = c->v[c->n - 1].name;
+	char *png = xasprintf("%s.png", name), *svg = xasprintf("%s.svg", name);
 
 	fprintf(c->gp, "set terminal pngcairo size 960,540 noenhanced "
-		"font 'sans,10'\nset output '%s.png'\n%s\n", name, plot);
-	fprintf(c->gp, "set terminal svg size 960,540 noenhanced "
-		"font 'sans,10' background '#ffffff'\nset output "
-		"'%s.svg'\nreplot\nset output\n", name);
+		"font 'sans,10'\nset output ");
+	gp_str(c->gp, png);
+	fprintf(c->gp, "\n%s\nset terminal svg size 960,540 noenhanced "
+		"font 'sans,10' background '#ffffff'\nset output ", plot);
+	gp_str(c->gp, svg);
+	fprintf(c->gp, "\nreplot\nset output\n");
+	free(png);
+	free(svg);
+}
+
+/* `set xtics (...)` naming the rows of a data block, from collect(). */
+struct tics {
+	char *buf;
+	size_t len;
+	FILE *f;
+	int n;
+};
+
+static void tic_add(struct tics *t, const char *a, const char *b)
+{
+	char *s = xasprintf("%s%s%s", a, b ? "/" : "", b ? b : "");
+
+	if (!t->f && !(t->f = open_memstream(&t->buf, &t->len)))
+		die_input("out of memory");
+	fputs(t->n ? ", " : "set xtics (", t->f);
+	gp_str(t->f, s);
+	fprintf(t->f, " %d", t->n++);
+	free(s);
+}
+
+static void tics_put(FILE *gp, struct tics *t)
+{
+	if (!t->f)
+		return;
+	fclose(t->f);
+	fprintf(gp, "%s)\n", t->buf);
+	free(t->buf);
 }
 
 /* gnuplot refuses a plot without one valid point: say why it is empty. */
 static void render_empty(struct charts *c, const char *why)
 {
 	fprintf(c->gp, "set label 1 ");
-	gq(c->gp, why);
+	gp_str(c->gp, why);
 	fprintf(c->gp, " at graph 0.5, 0.6 center\nunset xtics\n"
 		"unset ytics\nunset logscale\n");
 	render(c, "plot [0:1] [-1:1] 0 with lines lt 0 notitle");
@@ -122,7 +148,7 @@ static void tput_chart(struct charts *c, int first, int mi, int seq)
 	const struct point *p0 = r->points[first];
 	const struct metric_def *d = &p0->defs[mi];
 	bool cost = d->kind == MK_INSN;
-	char *plot = NULL, *name, *cap;
+	char *plot = NULL, *name, *cap, *t;
 	const char *unit;
 	double sc = metric_scale(d, &unit);
 	int v, pt, k, rows;
@@ -134,7 +160,7 @@ static void tput_chart(struct charts *c, int first, int mi, int seq)
 			"throughput", p0->params_nothreads);
 	begin(c, name, cap);
 	fprintf(c->gp, "set xlabel 'threads'\nset ylabel ");
-	gq(c->gp, unit);
+	gp_str(c->gp, unit);
 	fprintf(c->gp, "\nset yrange [0:*]\nset offsets 0.3, 0.3, 0, 0\n"
 		"set xtics (");
 	for (pt = 0, k = 0; pt < r->npoints; pt++)
@@ -166,11 +192,12 @@ static void tput_chart(struct charts *c, int first, int mi, int seq)
 		fprintf(c->gp, "EOD\n");
 		if (!rows)
 			continue;
+		t = gp_quote(r->variants[v]);
 		plot = plot_append(plot, "$t%d using 1:2 with linespoints "
-				   "lw 2 pt 7 lc %d title '%s', $t%d using "
+				   "lw 2 pt 7 lc %d title %s, $t%d using "
 				   "1:2:3:4 with yerrorbars lc %d pt 7 "
-				   "notitle", v, v + 1, r->variants[v], v,
-				   v + 1);
+				   "notitle", v, v + 1, t, v, v + 1);
+		free(t);
 	}
 	if (!plot) {
 		render_empty(c, "no variant ran this series cleanly");
@@ -218,6 +245,7 @@ static void lat_chart(struct charts *c, int pt, const char *op)
 	const struct run *r = c->r;
 	const struct point *p = r->points[pt];
 	char *plot = NULL;
+	struct tics tics = { 0 };
 	bool have[3] = { false, false, false };
 	int v, k, i;
 
@@ -235,7 +263,8 @@ static void lat_chart(struct charts *c, int pt, const char *op)
 
 		if (!g || g->nfailed)
 			continue;
-		fprintf(c->gp, "%s", r->variants[v]);
+		fprintf(c->gp, "%d", tics.n);
+		tic_add(&tics, r->variants[v], NULL);
 		for (i = 0; i < 3; i++) {
 			const struct group_metric *m = NULL;
 
@@ -257,12 +286,12 @@ static void lat_chart(struct charts *c, int pt, const char *op)
 		fputc('\n', c->gp);
 	}
 	fprintf(c->gp, "EOD\n");
+	tics_put(c->gp, &tics);
 	for (i = 0; i < 3; i++)
 		if (have[i])
-			plot = plot_append(plot, "$d using %d:%d:%d%s title "
+			plot = plot_append(plot, "$d using %d:%d:%d title "
 					   "'p%s'", 2 + 3 * i, 3 + 3 * i,
-					   4 + 3 * i, plot ? "" : ":xtic(1)",
-					   lat_pcts[i]);
+					   4 + 3 * i, lat_pcts[i]);
 	if (!plot) {
 		render_empty(c, "no latency percentile metrics");
 		return;
@@ -276,7 +305,7 @@ static void cdf_chart(struct charts *c, int pt)
 {
 	const struct run *r = c->r;
 	const struct point *p = r->points[pt];
-	char *plot = NULL;
+	char *plot = NULL, *t, *q;
 	int v, k, idx, ds = 0;
 	double up, cum;
 	uint64_t cnt, tot;
@@ -303,10 +332,13 @@ static void cdf_chart(struct charts *c, int pt)
 					cum / tot);
 			}
 			fprintf(c->gp, "EOD\n");
+			t = xasprintf("%s %s", r->variants[v], g->opname[k]);
+			q = gp_quote(t);
 			plot = plot_append(plot, "$c%d using 1:2 with steps "
-					   "lw 2 lc %d dt %d title '%s %s'", ds,
-					   v + 1, k + 1, r->variants[v],
-					   g->opname[k]);
+					   "lw 2 lc %d dt %d title %s", ds,
+					   v + 1, k + 1, q);
+			free(t);
+			free(q);
 			ds++;
 		}
 	}
@@ -376,7 +408,8 @@ static void rel_chart(struct charts *c, enum mkind kind, const char *pct,
 	const struct run *r = c->r;
 	const struct group *g;
 	const struct gitem *it;
-	char *plot = NULL;
+	char *plot = NULL, *t;
+	struct tics tics = { 0 };
 	bool *have = xcalloc(r->nvariants, sizeof(*have));
 	int pt, mi, v, col = 2, rows = 0;
 
@@ -384,11 +417,14 @@ static void rel_chart(struct charts *c, enum mkind kind, const char *pct,
 	      xasprintf("%s: change against %s (ratio of geometric means), "
 			"95%% CI; no bar: not compared", what,
 			r->variants[c->base]));
-	fprintf(c->gp, "set ylabel 'change against %s (%%)'\nset xlabel "
-		"'point/op'\nset style data histogram\nset style histogram "
-		"errorbars gap 1 lw 1\nset style fill solid 0.85 border -1\n"
-		"set xtics rotate by -30\nset xzeroaxis lt -1\n$r << EOD\n",
-		r->variants[c->base]);
+	t = xasprintf("change against %s (%%)", r->variants[c->base]);
+	fputs("set ylabel ", c->gp);
+	gp_str(c->gp, t);
+	free(t);
+	fprintf(c->gp, "\nset xlabel 'point/op'\nset style data histogram\n"
+		"set style histogram errorbars gap 1 lw 1\nset style fill "
+		"solid 0.85 border -1\nset xtics rotate by -30\n"
+		"set xzeroaxis lt -1\n$r << EOD\n");
 	for (pt = 0; pt < r->npoints; pt++) {
 		const struct point *p = r->points[pt];
 
@@ -396,8 +432,8 @@ static void rel_chart(struct charts *c, enum mkind kind, const char *pct,
 			if (p->defs[mi].kind != kind || (pct &&
 			    strcmp(p->defs[mi].pct, pct)))
 				continue;
-			fprintf(c->gp, "%s/%s", p->label, p->defs[mi].op);
-			rows++;
+			fprintf(c->gp, "%d", rows++);
+			tic_add(&tics, p->label, p->defs[mi].op);
 			for (v = 0; v < r->nvariants; v++) {
 				if (v == c->base)
 					continue;
@@ -417,14 +453,16 @@ static void rel_chart(struct charts *c, enum mkind kind, const char *pct,
 		}
 	}
 	fprintf(c->gp, "EOD\n");
+	tics_put(c->gp, &tics);
 	for (v = 0; v < r->nvariants; v++) {
 		if (v == c->base)
 			continue;
+		t = gp_quote(r->variants[v]);
 		if (have[v])
-			plot = plot_append(plot, "$r using %d:%d:%d%s lc %d "
-					   "title '%s'", col, col + 1, col + 2,
-					   plot ? "" : ":xtic(1)", v + 1,
-					   r->variants[v]);
+			plot = plot_append(plot, "$r using %d:%d:%d lc %d "
+					   "title %s", col, col + 1, col + 2,
+					   v + 1, t);
+		free(t);
 		col += 3;
 	}
 	free(have);
@@ -478,116 +516,43 @@ const struct chart_kind chart_kinds[] = {
 	{ .name = NULL },
 };
 
-/* gnuplot's own error, for the one-line message (the log goes away). */
-static const char *last_line(const char *log)
-{
-	static char line[512], buf[512];
-	FILE *f = fopen(log, "r");
-
-	snprintf(line, sizeof(line), "no message");
-	while (f && fgets(buf, sizeof(buf), f)) {
-		buf[strcspn(buf, "\n")] = 0;
-		if (buf[strspn(buf, " ^")])
-			snprintf(line, sizeof(line), "%s", buf);
-	}
-	if (f)
-		fclose(f);
-	return line;
-}
-
-static int run_gnuplot(const char *dir, const char *log)
-{
-	int st;
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		if (!freopen(log, "w", stdout) || !freopen(log, "a", stderr))
-			_exit(127);
-		if (chdir(dir))
-			_exit(126);
-		execlp("gnuplot", "gnuplot", "charts.gp", (char *)NULL);
-		_exit(127);
-	}
-	tmp_child(pid);
-	if (waitpid(pid, &st, 0) < 0)
-		return -1;
-	tmp_child(0);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-}
-
-static void install(struct charts *c, const char *dir)
-{
-	static const char *const ext[] = { "png", "svg" };
-	struct stat st;
-	char *from, *to;
-	int i, e;
-
-	for (i = 0; i < c->n; i++)
-		for (e = 0; e < 2; e++) {
-			from = xasprintf("%s/%s.%s", c->tmp, c->v[i].name,
-					 ext[e]);
-			to = xasprintf("%s/%s.%s", dir, c->v[i].name, ext[e]);
-			if (stat(from, &st) || !st.st_size)
-				die_input("gnuplot did not produce %s.%s",
-					  c->v[i].name, ext[e]);
-			if (rename(from, to))
-				die_input("%s: %s", to, strerror(errno));
-			free(from);
-			free(to);
-		}
-}
-
 /*
- * The charts of a run into its directory; with draw false only their
- * names and captions, for `rlstat charts`, and no file is written.
+ * The charts of a run into the staging directory draw (stage.c), checked
+ * complete and added to its outputs; with draw NULL only their names and
+ * captions, for `rlstat charts`, and no file is written.
  */
 int report_charts(const struct rctx *x, struct chart **charts, int *ncharts,
-		  bool draw)
+		  struct stage *draw)
 {
+	static const char *const ext[] = { "png", "svg" };
 	const struct run *r = x->r;
 	struct charts c = { .x = x, .r = r, .base = x->base };
-	char *tmp = xasprintf("%s/.rlstat-charts-XXXXXX", r->dir);
-	char *script, *log;
-	int rc;
+	char *script, *file;
+	int i, e;
 
-	if (!draw) {
-		c.gp = fopen("/dev/null", "w");
-		if (!c.gp)
-			die_input("/dev/null: %s", strerror(errno));
-		for (c.kind = chart_kinds; c.kind->name; c.kind++)
-			c.kind->make(&c);
-		fclose(c.gp);
-		free(tmp);
-		*charts = c.v;
-		*ncharts = c.n;
-		return 0;
-	}
-	if (!mkdtemp(tmp))
-		die_input("%s: cannot create: %s", tmp, strerror(errno));
-	tmp_track(tmp, true);
-	c.tmp = tmp;
-	script = xasprintf("%s/charts.gp", tmp);
-	log = xasprintf("%s/gnuplot.log", tmp);
-	c.gp = fopen(script, "w");
+	script = draw ? xasprintf("%s/charts.gp", stage_dir(draw)) :
+		 xstrdup("/dev/null");
+	c.gp = fopen(script, draw ? "wx" : "w");
 	if (!c.gp)
-		die_input("%s: %s", script, strerror(errno));
+		die_input("%s: cannot write the charts: %s", r->dir,
+			  strerror(errno));
 	for (c.kind = chart_kinds; c.kind->name; c.kind++)
 		c.kind->make(&c);
 	if (fclose(c.gp))
-		die_input("%s: %s", script, strerror(errno));
-	rc = run_gnuplot(tmp, log);
-	if (rc == 127)
-		die_input("gnuplot not found: install gnuplot-nox (make setup)");
-	if (rc)
-		die_input("gnuplot failed (exit %d): %s", rc, last_line(log));
-	install(&c, r->dir);
-	unlink(script);
-	unlink(log);
-	rmdir(tmp);
-	tmp_untrack(tmp);
+		die_input("%s: cannot write the charts: %s", r->dir,
+			  strerror(errno));
+	free(script);
 	*charts = c.v;
 	*ncharts = c.n;
+	if (!draw)
+		return 0;
+	gp_run(stage_dir(draw), "charts.gp");
+	for (i = 0; i < c.n; i++)
+		for (e = 0; e < 2; e++) {
+			file = xasprintf("%s.%s", c.v[i].name, ext[e]);
+			gp_check(stage_dir(draw), file);
+			stage_add(draw, file);
+			free(file);
+		}
 	return 0;
 }

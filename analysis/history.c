@@ -24,110 +24,14 @@
 
 #include "rlstat.h"
 #include "history.h"
-
-static const char schema_sql[] =
-"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);\n"
-"CREATE TABLE nights (\n"
-"  night TEXT PRIMARY KEY, dir TEXT NOT NULL, started TEXT NOT NULL,\n"
-"  kernel_source TEXT NOT NULL, kernel_branch TEXT,\n"
-"  kernel_commit TEXT NOT NULL, kernel_describe TEXT,\n"
-"  suite_commit TEXT NOT NULL, host TEXT, matrix TEXT,\n"
-"  matrix_sha256 TEXT, modes TEXT NOT NULL, reference TEXT,\n"
-"  verdict TEXT NOT NULL, failed_points INTEGER NOT NULL);\n"
-"CREATE TABLE series (\n"
-"  night TEXT NOT NULL REFERENCES nights(night), variant TEXT NOT NULL,\n"
-"  point TEXT NOT NULL, point_key TEXT NOT NULL, workload TEXT NOT NULL,\n"
-"  params TEXT NOT NULL, mode TEXT NOT NULL, metric TEXT NOT NULL,\n"
-"  unit TEXT NOT NULL, higher_is_better INTEGER NOT NULL,\n"
-"  family TEXT NOT NULL, n INTEGER NOT NULL, statistic TEXT NOT NULL,\n"
-"  value REAL, ci_lo REAL, ci_hi REAL, cv REAL,\n"
-"  kernel_commit TEXT NOT NULL, suite_commit TEXT NOT NULL,\n"
-"  config_sha256 TEXT, release TEXT,\n"
-"  reference TEXT, ref_value REAL, change_pct REAL, change_lo REAL,\n"
-"  change_hi REAL, gate TEXT,\n"
-"  PRIMARY KEY (night, variant, point_key, mode, metric));\n"
-"CREATE INDEX series_key ON series (mode, variant, point_key, metric);\n"
-"INSERT INTO meta VALUES ('schema', '" HISTORY_SCHEMA "');\n";
-
-static const char *db_path;
-
-static void die_db(sqlite3 *db, const char *what)
-{
-	die_input("%s: %s: %s", db_path, what, sqlite3_errmsg(db));
-}
-
-static void exec(sqlite3 *db, const char *sql)
-{
-	char *err = NULL;
-
-	if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
-		die_input("%s: %s; rebuild it from the night directories with "
-			  "`rlstat history rebuild --db %s`", db_path,
-			  err ? err : "error", db_path);
-}
-
-/*
- * Open an existing history (refused, untouched, when it is not one) or,
- * with create, make a new one where there is no file.
- */
-sqlite3 *hdb_open(const char *path, bool create)
-{
-	sqlite3 *db;
-	sqlite3_stmt *st;
-	bool exists = !access(path, F_OK);
-	const char *why = NULL;
-
-	db_path = path;
-	if (!exists && !create)
-		die_input("%s: no history database; `rlstat history import "
-			  "RUN --db %s` or `rlstat history rebuild` makes one",
-			  path, path);
-	if (sqlite3_open_v2(path, &db, exists ? SQLITE_OPEN_READWRITE :
-			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-			    NULL) != SQLITE_OK)
-		die_db(db, "cannot open");
-	sqlite3_busy_timeout(db, 30000);
-	if (!exists) {
-		exec(db, "BEGIN");
-		exec(db, schema_sql);
-		exec(db, "COMMIT");
-		return db;
-	}
-	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = "
-			       "'schema'", -1, &st, NULL) != SQLITE_OK) {
-		why = sqlite3_errmsg(db);
-	} else {
-		if (sqlite3_step(st) != SQLITE_ROW ||
-		    strcmp((const char *)sqlite3_column_text(st, 0),
-			   HISTORY_SCHEMA))
-			why = "no " HISTORY_SCHEMA " schema";
-		sqlite3_finalize(st);
-	}
-	if (!why && sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &st,
-				       NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) != SQLITE_ROW ||
-		    strcmp((const char *)sqlite3_column_text(st, 0), "ok"))
-			why = "its integrity check fails";
-		sqlite3_finalize(st);
-	}
-	if (why)
-		die_input("%s: not a usable history database (%s); it is left "
-			  "as it is: `rlstat history rebuild --db %s` makes it "
-			  "again from the night directories", path, why, path);
-	return db;
-}
-
-void hdb_close(sqlite3 *db)
-{
-	sqlite3_close(db);
-}
+#include "input.h"
 
 static sqlite3_stmt *prep(sqlite3 *db, const char *sql)
 {
 	sqlite3_stmt *st;
 
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		die_db(db, "query failed");
+		hdb_fail(db, sqlite3_errcode(db), "query failed");
 	return st;
 }
 
@@ -159,7 +63,7 @@ static void bind_num(sqlite3_stmt *st, int i, double v)
 static void step_done(sqlite3 *db, sqlite3_stmt *st)
 {
 	if (sqlite3_step(st) != SQLITE_DONE)
-		die_db(db, "write failed");
+		hdb_fail(db, sqlite3_errcode(db), "write failed");
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 }
@@ -356,7 +260,7 @@ static int import_run(sqlite3 *db, const char *dir, double thr, bool quiet)
 	if (ref) {
 		if (access(refdir, F_OK))
 			die_input("%s: the reference night %s is gone (%s); "
-				  "`rlstat history rebuild` forgets it", db_path,
+				  "`rlstat history rebuild` forgets it", hdb_path,
 				  ref, refdir);
 		a = run_open(refdir, 0.95);
 	}
@@ -375,7 +279,7 @@ static int import_run(sqlite3 *db, const char *dir, double thr, bool quiet)
 		vs = nfailed ? "FAIL" : "FIRST";
 		v = nfailed ? V_FAIL : -1;
 	}
-	exec(db, "BEGIN IMMEDIATE");
+	hdb_exec(db, "BEGIN IMMEDIATE");
 	st = prep(db, "DELETE FROM series WHERE night = ?1");
 	bind_text(st, 1, id.night);
 	step_done(db, st);
@@ -405,7 +309,7 @@ static int import_run(sqlite3 *db, const char *dir, double thr, bool quiet)
 	step_done(db, st);
 	sqlite3_finalize(st);
 	insert_rows(db, r, &id, ref, it, m);
-	exec(db, "COMMIT");
+	hdb_exec(db, "COMMIT");
 	if (!quiet)
 		printf("%s: %s%s%s\n", id.night, v < 0 ? "first night" :
 		       verdict_name(v), ref ? " against " : "", ref ? ref : "");
@@ -438,20 +342,103 @@ static int started_cmp(const void *a, const void *b)
 	return strcmp(*x, *y);
 }
 
+/* started from night.json, else meta.json; NULL if neither says */
+static char *night_started(const char *d)
+{
+	static const char *const docs[] = { "night.json", "meta.json" };
+	const char *s;
+	char *p, *r = NULL;
+	json_t *j;
+	int i;
+
+	for (i = 0; i < 2 && !r; i++) {
+		p = xasprintf("%s/%s", d, docs[i]);
+		j = json_load_file(p, 0, NULL);
+		s = jstr(j, "started", NULL);
+		if (s && *s)
+			r = xstrdup(s);
+		json_decref(j);
+		free(p);
+	}
+	return r;
+}
+
+/*
+ * "<started>\t<dir>" of every night under from (a directory with a
+ * meta.json): the order the series are made in. Read here, not by a
+ * shell: the path is data, whatever it holds (an apostrophe, a newline).
+ */
+static char **night_keys(const char *from, int *n)
+{
+	char **names = list_dir(from, true, NULL, n), **keys;
+	char *d, *m, *s;
+	int i, k = 0;
+
+	keys = xcalloc(*n + 1, sizeof(*keys));
+	for (i = 0; i < *n; i++) {
+		d = xasprintf("%s/%s", from, names[i]);
+		m = xasprintf("%s/meta.json", d);
+		if (!access(m, F_OK)) {
+			s = night_started(d);
+			keys[k++] = xasprintf("%s\t%s", s ? s : "", d);
+			free(s);
+		}
+		free(m);
+		free(d);
+		free(names[i]);
+	}
+	free(names);
+	*n = k;
+	return keys;
+}
+
+/*
+ * The database rebuild replaces, held exclusively until it is replaced (a
+ * writer outside rlstat, such as sqlite3, finishes first); NULL when it is
+ * no history at all, then kept beside the new one as <db>.unusable.
+ */
+static sqlite3 *hold_old(const char *db)
+{
+	char *keep;
+	sqlite3 *o;
+	int rc = sqlite3_open_v2(db, &o, SQLITE_OPEN_READWRITE, NULL);
+
+	if (rc == SQLITE_OK) {
+		sqlite3_busy_timeout(o, HDB_WAIT_MS);
+		rc = sqlite3_exec(o, "BEGIN EXCLUSIVE", NULL, NULL, NULL);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_exec(o, "SELECT value FROM meta WHERE "
+					  "key = 'schema'", NULL, NULL, NULL);
+		/* busy is not broken: never moved aside for it */
+		if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
+			hdb_fail(o, rc, "not replaced");
+	}
+	if (rc == SQLITE_OK)
+		return o;
+	sqlite3_close(o);
+	keep = xasprintf("%s.unusable", db);
+	if (rename(db, keep))
+		die_input("%s: cannot keep it as %s: %s", db, keep,
+			  strerror(errno));
+	fprintf(stderr, "rlstat: %s was not a usable history; kept as %s\n",
+		db, keep);
+	free(keep);
+	return NULL;
+}
+
 /*
  * Make the database again from every night under the directory, oldest
- * first, into a temporary file renamed over the old one; a file that was
- * not a usable history is kept beside it, never silently lost.
+ * first, into a temporary file renamed over the old one. The lock is
+ * taken first: every rlstat that has the history open finishes, and none
+ * opens it until the new one is in place.
  */
 int history_rebuild(int argc, char **argv, const char *db, const char *from,
 		    double thr)
 {
-	char *tmp = xasprintf("%s.tmp.%d", db, (int)getpid()), **keys = NULL;
-	char *cmd, *line = NULL;
-	size_t cap = 0;
-	int n = 0, i;
-	FILE *f;
-	sqlite3 *h;
+	char *tmp = xasprintf("%s.tmp.%d", db, (int)getpid()), **keys;
+	char *journal = xasprintf("%s-journal", tmp);
+	sqlite3 *h, *old = NULL;
+	int n = 0, i, lock;
 
 	if (argc)
 		die_input("history rebuild: unexpected argument \"%s\" (usage: "
@@ -459,52 +446,25 @@ int history_rebuild(int argc, char **argv, const char *db, const char *from,
 			  argv[0]);
 	if (access(from, F_OK))
 		die_input("%s: no such directory of nights", from);
-	/* "<started>\t<dir>" for every night: the order of the series */
-	cmd = xasprintf("for d in '%s'/*/; do [ -f \"$d/meta.json\" ] || "
-			"continue; s=$(jq -r '.started // empty' \"$d/night.json\" "
-			"2>/dev/null || true); [ -n \"$s\" ] || s=$(jq -r "
-			"'.started // \"\"' \"$d/meta.json\"); printf '%%s\\t%%s\\n' "
-			"\"$s\" \"${d%%/}\"; done", from);
-	f = popen(cmd, "r");
-	if (!f)
-		die_input("%s: cannot list: %s", from, strerror(errno));
-	while (getline(&line, &cap, f) > 0) {
-		line[strcspn(line, "\n")] = 0;
-		keys = realloc(keys, (n + 1) * sizeof(*keys));
-		if (!keys)
-			die_input("out of memory");
-		keys[n++] = xstrdup(line);
-	}
-	pclose(f);
+	hdb_path = db;
+	lock = hdb_lock(db);
+	keys = night_keys(from, &n);
 	qsort(keys, n, sizeof(*keys), started_cmp);
 	unlink(tmp);
 	tmp_track(tmp, false);
-	tmp_track(xasprintf("%s-journal", tmp), false);
-	h = hdb_open(tmp, true);
+	tmp_track(journal, false);
+	h = hdb_new(tmp);
 	for (i = 0; i < n; i++)
 		import_run(h, strchr(keys[i], '\t') + 1, thr, false);
-	hdb_close(h);
-	db_path = db;
-	if (!access(db, F_OK)) {
-		sqlite3 *o;
-		bool ok = sqlite3_open_v2(db, &o, SQLITE_OPEN_READONLY, NULL) ==
-			  SQLITE_OK && sqlite3_exec(o, "SELECT value FROM meta "
-			  "WHERE key = 'schema'", NULL, NULL, NULL) == SQLITE_OK;
-
-		sqlite3_close(o);
-		if (!ok) {
-			char *keep = xasprintf("%s.unusable", db);
-
-			if (rename(db, keep))
-				die_input("%s: cannot keep it as %s: %s", db,
-					  keep, strerror(errno));
-			fprintf(stderr, "rlstat: %s was not a usable history; "
-				"kept as %s\n", db, keep);
-		}
-	}
+	sqlite3_close(h);
+	if (!access(db, F_OK))
+		old = hold_old(db);
 	if (rename(tmp, db))
 		die_input("%s: cannot replace: %s", db, strerror(errno));
 	tmp_untrack(tmp);
+	tmp_untrack(journal);
+	sqlite3_close(old);
+	close(lock);
 	printf("%s: %d nights from %s\n", db, n, from);
 	return 0;
 }

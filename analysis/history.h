@@ -73,8 +73,17 @@ struct hist {
 	int ns;
 };
 
+/* hdb.c: opening it, its lock, and failures told apart */
+#define HDB_WAIT_MS 30000	/* for a lock SQLite holds, at most */
+extern const char *hdb_path;	/* the database errors name */
+extern const char hdb_schema[];
 sqlite3 *hdb_open(const char *path, bool create);
 void hdb_close(sqlite3 *db);
+sqlite3 *hdb_new(const char *path);
+int hdb_lock(const char *path);
+const char *hdb_holders(const char *path);
+void hdb_fail(sqlite3 *db, int rc, const char *what) __attribute__((noreturn));
+void hdb_exec(sqlite3 *db, const char *sql);
 /* Series of gated metrics unless all; metric/variant/point filter (NULL). */
 struct hist *hist_load(sqlite3 *db, bool all, char **metrics, int nmetrics);
 void hist_changepoints(struct hist *h, const struct cp_opts *o);

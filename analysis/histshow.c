@@ -293,8 +293,13 @@ static int cmd_show(const char *db, bool all, char **metrics, int nm,
 	struct hist *x = hist_load(h, all, metrics, nm);
 	int i, ncp = 0;
 
+	FILE *out = stdout;
+
 	hdb_close(h);
 	hist_changepoints(x, o);
+	/* night names and the rest shown safely, whatever prints them */
+	fflush(out);
+	stdout = text_safe(out);
 	printf("history %s: %d nights, %d series\n", db, x->nn, x->ns);
 	for (i = 0; i < x->nn; i++)
 		printf("  %s  %s  kernel %s  %s%s%s\n", x->nights[i].night,
@@ -310,7 +315,27 @@ static int cmd_show(const char *db, bool all, char **metrics, int nm,
 	       "%d permutations, seed %lu, at least %d nights a side and "
 	       "%g%%)\n", ncp, o->sig, o->perms, o->seed, o->min_size,
 	       o->min_change);
-	return 0;
+	i = fclose(stdout);
+	stdout = out;
+	return i ? EXIT_BADINPUT : 0;
+}
+
+struct mail_args {
+	const struct hist *h;
+	int ni;
+	double thr;
+	const char *db;
+	const struct cp_opts *o;
+};
+
+/* a mail is read in a terminal: names in it are shown safely */
+static int mail_fn(FILE *f, void *p)
+{
+	const struct mail_args *a = p;
+	FILE *t = text_safe(f);
+	int rc = mail_write(t, a->h, a->ni, a->thr, a->db, a->o);
+
+	return fclose(t) || rc ? -1 : 0;
 }
 
 static int cmd_mail(const char *db, const char *run, const struct cp_opts *o,
@@ -318,8 +343,9 @@ static int cmd_mail(const char *db, const char *run, const struct cp_opts *o,
 {
 	sqlite3 *h = hdb_open(db, false);
 	struct hist *x = hist_load(h, false, NULL, 0);
-	char *night = xstrdup(run), *p, *tmp, *out;
-	FILE *f;
+	char *night = xstrdup(run), *p;
+	struct mail_args a;
+	struct stage *st;
 	int ni;
 
 	hdb_close(h);
@@ -331,17 +357,11 @@ static int cmd_mail(const char *db, const char *run, const struct cp_opts *o,
 			  "(`rlstat history import %s --db %s`)", run, db, run,
 			  db);
 	hist_changepoints(x, o);
-	out = xasprintf("%s/report-mail.txt", x->nights[ni].dir);
-	tmp = xasprintf("%s.tmp.%d", out, (int)getpid());
-	f = fopen(tmp, "wx");
-	if (!f)
-		die_input("%s: cannot write: %s", tmp, strerror(errno));
-	tmp_track(tmp, false);
-	if (mail_write(f, x, ni, thr, db, o) || fflush(f) || fclose(f) ||
-	    rename(tmp, out))
-		die_input("%s: write failed: %s", out, strerror(errno));
-	tmp_untrack(tmp);
-	printf("%s\n", out);
+	a = (struct mail_args){ x, ni, thr, db, o };
+	st = stage_new(x->nights[ni].dir);
+	stage_write(st, "report-mail.txt", mail_fn, &a);
+	stage_commit(st);
+	printf("%s/report-mail.txt\n", x->nights[ni].dir);
 	return mail_outcome(x, ni);
 }
 

@@ -12,28 +12,6 @@
 
 #include "rlstat.h"
 
-static void esc(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
-	}
-}
-
 static void num(FILE *f, double v)
 {
 	char b[32];
@@ -56,15 +34,15 @@ static void provenance(FILE *f, const struct run *r)
 	fputs("<table class=\"meta\">\n", f);
 	json_object_foreach(r->meta, k, v) {
 		fputs("<tr><th>", f);
-		esc(f, k);
+		html_esc(f, k);
 		fputs("</th><td>", f);
 		if (json_is_string(v) && strlen(json_string_value(v)) < 200 &&
 		    !strchr(json_string_value(v), '\n')) {
-			esc(f, json_string_value(v));
+			html_esc(f, json_string_value(v));
 		} else {
 			s = json_dumps(v, JSON_ENCODE_ANY | JSON_INDENT(2));
 			fputs("<details><summary>show</summary><pre>", f);
-			esc(f, json_is_string(v) ? json_string_value(v) : s);
+			html_esc(f, json_is_string(v) ? json_string_value(v) : s);
 			fputs("</pre></details>", f);
 			free(s);
 		}
@@ -99,13 +77,15 @@ static void stats_table(FILE *f, const struct rctx *x, int pt)
 			if (!g)
 				continue;
 			fputs("<tr><td>", f);
-			esc(f, lab);
-			fprintf(f, "</td><td>%s</td>", r->variants[o[i]]);
+			html_esc(f, lab);
+			fputs("</td><td>", f);
+			html_esc(f, r->variants[o[i]]);
+			fputs("</td>", f);
 			if (g->nfailed) {
 				fprintf(f, "<td colspan=\"13\" class=\"fail\">"
 					"FAILED %d/%d: ", g->nfailed,
 					g->niter);
-				esc(f, g->first_error);
+				html_esc(f, g->first_error);
 				fputs("</td></tr>\n", f);
 				continue;
 			}
@@ -163,32 +143,41 @@ static void verdict_html(FILE *f, const struct rctx *x)
 		report_verdict_text(m, x);
 		fclose(m);
 		fputs("<pre class=\"verdict\">", f);
-		esc(f, txt);
+		html_esc(f, txt);
 		fputs("</pre>\n", f);
 		free(txt);
 	}
 	fputs("<table class=\"stats\"><tr><th>mode</th><th>variant</th>"
 	      "<th>points</th><th>geometric mean of the ratios against ", f);
-	esc(f, x->r->variants[x->base]);
+	html_esc(f, x->r->variants[x->base]);
 	fputs("</th><th>95% CI</th></tr>\n", f);
 	for (md = 0; md < 2; md++)
-		for (v = 0; v < x->r->nvariants; v++)
-			if (v != x->base && matrix_gmean(x, v, modes[md], &g))
-				fprintf(f, "<tr><td>%s</td><td>%s</td><td>%d"
-					"</td><td>%.4f</td><td>%.4f&ndash;%.4f"
-					"</td></tr>\n", modes[md],
-					x->r->variants[v], g.npts, g.ratio,
-					g.lo, g.hi);
+		for (v = 0; v < x->r->nvariants; v++) {
+			if (v == x->base || !matrix_gmean(x, v, modes[md], &g))
+				continue;
+			fprintf(f, "<tr><td>%s</td><td>", modes[md]);
+			html_esc(f, x->r->variants[v]);
+			fprintf(f, "</td><td>%d</td><td>%.4f</td><td>%.4f&ndash;"
+				"%.4f</td></tr>\n", g.npts, g.ratio, g.lo, g.hi);
+		}
 	fputs("</table>\n", f);
 }
 
 static void figure(FILE *f, const struct chart *c)
 {
-	fprintf(f, "<figure><a href=\"%s.png\"><img src=\"%s.svg\" "
-		"width=\"960\" height=\"540\" alt=\"", c->name, c->name);
-	esc(f, c->caption);
+	char *png = xasprintf("%s.png", c->name);
+	char *svg = xasprintf("%s.svg", c->name);
+
+	fputs("<figure><a href=\"", f);
+	html_href(f, png);
+	fputs("\"><img src=\"", f);
+	html_href(f, svg);
+	fputs("\" width=\"960\" height=\"540\" alt=\"", f);
+	free(png);
+	free(svg);
+	html_esc(f, c->caption);
 	fputs("\"></a><figcaption>", f);
-	esc(f, c->caption);
+	html_esc(f, c->caption);
 	fputs("</figcaption></figure>\n", f);
 }
 
@@ -219,7 +208,7 @@ int report_html(FILE *f, const struct rctx *x, const struct chart *charts,
 	name = name && name[1] ? name + 1 : r->dir;
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset="
 	      "\"utf-8\">\n<title>rlbench report: ", f);
-	esc(f, name);
+	html_esc(f, name);
 	fputs("</title>\n<style>\nbody{font-family:sans-serif;margin:1em 2em;"
 	      "color:#222}\npre{background:#f6f6f6;padding:.5em;"
 	      "overflow-x:auto}\ntable{border-collapse:collapse;margin:.5em 0}"
@@ -229,7 +218,7 @@ int report_html(FILE *f, const struct rctx *x, const struct chart *charts,
 	      "#a00;text-align:left}\nfigure{display:inline-block;margin:.5em}"
 	      "\nimg{max-width:100%;height:auto;border:1px solid #ddd}\n"
 	      "</style></head><body>\n<h1>rlbench report: ", f);
-	esc(f, name);
+	html_esc(f, name);
 	fputs("</h1>\n", f);
 	if (r->nvariants > 1)
 		verdict_html(f, x);
@@ -237,24 +226,26 @@ int report_html(FILE *f, const struct rctx *x, const struct chart *charts,
 		if (!k->heading)
 			continue;
 		fputs("<h2>", f);
-		esc(f, k->heading);
+		html_esc(f, k->heading);
 		fputs("</h2>\n", f);
 		figures(f, charts, ncharts, k, NULL);
 	}
 	fputs("<h2>Comparison (report.txt)</h2>\n<pre>", f);
-	esc(f, txt);
+	html_esc(f, txt);
 	fputs("</pre>\n", f);
 	for (pt = 0; pt < r->npoints; pt++) {
 		const struct point *p = r->points[pt];
 		bool cost = !strcmp(p->mode, "cost");
 
 		pre = xasprintf("%s:", p->label);
-		fprintf(f, "<h2 id=\"%s%s\">", p->label, cost ? "-cost" : "");
-		esc(f, p->label);
+		fputs("<h2 id=\"", f);
+		html_esc(f, p->label);
+		fprintf(f, "%s\">", cost ? "-cost" : "");
+		html_esc(f, p->label);
 		fputs(": ", f);
-		esc(f, p->workload);
+		html_esc(f, p->workload);
 		fputc(' ', f);
-		esc(f, p->params_str);
+		html_esc(f, p->params_str);
 		fputs(cost ? " (cost mode, insn/op)" : " (time mode)", f);
 		fputs("</h2>\n", f);
 		stats_table(f, x, pt);

@@ -3,6 +3,7 @@
  * Read a run directory (<run>/<variant>/<point>-i<N>.result.json) into points
  * (workload + params), variants and per-group metric values.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
@@ -20,6 +21,10 @@ struct doc {
 	char *path, *variant, *label;
 	json_t *j;
 	int point, variant_idx;
+	/* the op whose histogram was parsed last, while add_doc runs: the
+	 * op's percentile metrics follow one another, one parse serves all */
+	json_t *hop;
+	struct lathist *hlh;
 };
 
 struct docs {
@@ -36,7 +41,8 @@ static void docs_add(struct docs *ds, char *path, char *variant, char *label,
 		if (!ds->d)
 			die_input("out of memory");
 	}
-	ds->d[ds->n++] = (struct doc){ path, variant, label, j, -1, -1 };
+	ds->d[ds->n++] = (struct doc){ path, variant, label, j, -1, -1, NULL,
+				       NULL };
 }
 
 /* "p001-dio-i2.result.json" -> "p001-dio" */
@@ -70,9 +76,10 @@ static char *file_label(const char *p, const char *file, json_t *j)
 		i--;
 	n = strtol(i, &end, 10);
 	if (i < file + 3 || strncmp(i - 2, "-i", 2) || *i < '1' || *i > '9' ||
-	    !name_ok(label, "-."))
+	    !name_ok(label, "-.") || !isalnum((unsigned char)*label))
 		die_input("%s: file name is not <point>-i<N>.result.json with "
-			  "<point> of [A-Za-z0-9_.-]", p);
+			  "<point> of [A-Za-z0-9_.-] starting with a letter or "
+			  "digit", p);
 	if (n != json_integer_value(json_object_get(j, "iteration")))
 		die_input("%s: iteration %lld, but the file name says i%ld",
 			  p, (long long)json_integer_value(
@@ -168,19 +175,18 @@ static void point_add_metrics(struct point *pt, struct doc *dc)
 {
 	json_t *ms = json_object_get(dc->j, "metrics"), *m;
 	size_t i;
-	int k;
+	json_t *k;
 
+	if (!pt->defix)
+		pt->defix = json_object();
 	json_array_foreach(ms, i, m) {
 		const char *name = json_string_value(json_object_get(m, "name"));
 		const char *unit = json_string_value(json_object_get(m, "unit"));
 		bool hib = json_is_true(json_object_get(m, "higher_is_better"));
 		struct metric_def *d;
 
-		for (k = 0; k < pt->ndefs; k++)
-			if (!strcmp(pt->defs[k].name, name))
-				break;
-		if (k < pt->ndefs) {
-			d = &pt->defs[k];
+		if ((k = json_object_get(pt->defix, name))) {
+			d = &pt->defs[json_integer_value(k)];
 			if (strcmp(d->unit, unit) || d->higher_is_better != hib)
 				die_input("%s: metric \"%s\" has unit/direction "
 					  "different from other results of "
@@ -190,6 +196,7 @@ static void point_add_metrics(struct point *pt, struct doc *dc)
 		pt->defs = realloc(pt->defs, (pt->ndefs + 1) * sizeof(*d));
 		if (!pt->defs)
 			die_input("out of memory");
+		json_object_set_new(pt->defix, name, json_integer(pt->ndefs));
 		d = &pt->defs[pt->ndefs++];
 		memset(d, 0, sizeof(*d));
 		d->name = xstrdup(name);
@@ -300,11 +307,13 @@ static void push_val(struct group_metric *gm, double v)
 
 static struct lathist *group_ophist(struct group *g, const char *op)
 {
-	int i;
+	json_t *i;
 
-	for (i = 0; i < g->nops; i++)
-		if (!strcmp(g->opname[i], op))
-			return g->ophist[i];
+	if (!g->opix)
+		g->opix = json_object();
+	if ((i = json_object_get(g->opix, op)))
+		return g->ophist[json_integer_value(i)];
+	json_object_set_new(g->opix, op, json_integer(g->nops));
 	g->opname = realloc(g->opname, (g->nops + 1) * sizeof(char *));
 	g->ophist = realloc(g->ophist, (g->nops + 1) * sizeof(void *));
 	if (!g->opname || !g->ophist)
@@ -312,18 +321,6 @@ static struct lathist *group_ophist(struct group *g, const char *op)
 	g->opname[g->nops] = xstrdup(op);
 	g->ophist[g->nops] = lathist_new();
 	return g->ophist[g->nops++];
-}
-
-static json_t *find_op(json_t *doc, const char *name)
-{
-	json_t *op;
-	size_t i;
-
-	json_array_foreach(json_object_get(doc, "ops"), i, op)
-		if (!strcmp(json_string_value(json_object_get(op, "name")),
-			    name))
-			return op;
-	return NULL;
 }
 
 /* One iteration's value of a metric; latency from its own histogram. */
@@ -339,7 +336,8 @@ static double doc_value(struct doc *dc, struct group *g,
 	if (d->kind == MK_COUNTER)
 		v = json_object_get(json_object_get(dc->j, "counters"),
 				    d->counter);
-	else if (!(op = find_op(dc->j, d->op)))
+	else if (!(op = json_object_get(doc_index(dc->j, "ops"),
+					   d->op)))
 		die_input("%s: op \"%s\" (metric %s) missing; other results of "
 			  "this point have it", dc->path, d->op, d->name);
 	if (d->kind == MK_OPS)
@@ -357,24 +355,23 @@ static double doc_value(struct doc *dc, struct group *g,
 	}
 	lat = json_object_get(op, "lat_ns");
 	h = json_object_get(lat, "hist");
-	if (h) {
-		lh = lathist_new();
-		if (lathist_add_json(lh, h, &w))
+	if (h && dc->hop != op) {
+		lathist_free(dc->hlh);
+		dc->hlh = lathist_new();
+		dc->hop = op;
+		if (lathist_add_json(dc->hlh, h, &w))
 			die_input("%s: %s", dc->path, w);
+	}
+	if (h) {
+		lh = dc->hlh;
 		if (lathist_total(lh)) {
-			if (!gm->hist)
-				gm->hist = lathist_new();
-			if (lathist_total(lh) > INT64_MAX -
-			    lathist_total(gm->hist))
+			if (lathist_total(lh) > INT64_MAX - gm->htotal)
 				die_input("%s: metric %s: histogram counts "
 					  "over the iterations add up to more "
 					  "than 2^63 - 1", dc->path, d->name);
-			lathist_merge(gm->hist, lh);
-			x = lathist_percentile(lh, atof(d->pct));
-			lathist_free(lh);
-			return x;
+			gm->htotal += lathist_total(lh);
+			return lathist_percentile(lh, atof(d->pct));
 		}
-		lathist_free(lh);
 	}
 	(void)g;
 	v = json_object_get(json_object_get(lat, "percentiles"), d->pct);
@@ -464,6 +461,9 @@ static void add_doc(struct run *r, struct doc *dc, int **seen, int *nseen)
 	}
 	for (i = 0; i < g->nm; i++)
 		push_val(&g->m[i], doc_value(dc, g, &g->m[i]));
+	lathist_free(dc->hlh);
+	dc->hlh = NULL;
+	dc->hop = NULL;
 	add_op_hists(dc, g);
 	g->roles |= has_roles(dc->j);
 }
@@ -481,8 +481,12 @@ static void group_finish(struct group *g, double conf)
 		rate = gm->def->kind == MK_OPS || gm->def->kind == MK_BYTES;
 		stat_summary(gm->vals, gm->nvals, rate, conf, &gm->s);
 		gm->value = gm->s.mean;
-		if (gm->def->kind == MK_LAT && gm->hist &&
-		    lathist_total(gm->hist))
+		/* the op's histogram merged over the iterations: one copy
+		 * per op however many of its percentiles are metrics */
+		if (gm->def->kind == MK_LAT && gm->htotal)
+			gm->hist = g->ophist[json_integer_value(
+				json_object_get(g->opix, gm->def->op))];
+		if (gm->hist && lathist_total(gm->hist))
 			gm->value = lathist_percentile(gm->hist,
 						       atof(gm->def->pct));
 	}

@@ -58,26 +58,13 @@ static void need_arg(int i, int argc, const char *opt)
 		die_input("%s needs a value", opt);
 }
 
-/* Write path via a temporary file and rename, so readers never see half. */
-static void write_atomic(const char *path, int (*fn)(FILE *, void *),
-			 void *arg)
-{
-	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
-	FILE *f = fopen(tmp, "wx");
-
-	if (!f)
-		die_input("%s: cannot write: %s", tmp, strerror(errno));
-	tmp_track(tmp, false);
-	if (fn(f, arg) || fflush(f) || fsync(fileno(f)) || fclose(f) ||
-	    rename(tmp, path))
-		die_input("%s: write failed: %s", path, strerror(errno));
-	tmp_untrack(tmp);
-	free(tmp);
-}
-
+/* report.txt is for terminals and mail: names in it are shown safely */
 static int text_fn(FILE *f, void *p)
 {
-	return report_text(f, p);
+	FILE *t = text_safe(f);
+	int rc = report_text(t, p);
+
+	return fclose(t) || rc ? -1 : 0;
 }
 
 struct html_args {
@@ -100,7 +87,8 @@ static int cmd_report(int argc, char **argv)
 	struct html_args h = { 0 };
 	struct rctx x = { 0 };
 	struct run *r;
-	char *txt, *html;
+	struct stage *st;
+	char *txt;
 	int i;
 
 	gate_init(&x.gt);
@@ -139,14 +127,16 @@ static int cmd_report(int argc, char **argv)
 	x.it = gate_within(&x.gt, r, x.base, &x.nit);
 	h.x = &x;
 	txt = xasprintf("%s/report.txt", dir);
-	html = xasprintf("%s/report.html", dir);
 	if (!access(txt, F_OK))
 		fprintf(stderr, "rlstat: replacing the report outputs in %s\n",
 			dir);
-	if (charts && report_charts(&x, &h.charts, &h.ncharts, true))
-		return EXIT_BADINPUT;
-	write_atomic(txt, text_fn, &x);
-	write_atomic(html, html_fn, &h);
+	/* the charts, report.txt and report.html: all of them, or none */
+	st = stage_new(dir);
+	if (charts)
+		report_charts(&x, &h.charts, &h.ncharts, st);
+	stage_write(st, "report.txt", text_fn, &x);
+	stage_write(st, "report.html", html_fn, &h);
+	stage_commit(st);
 	printf("%s\n", txt);
 	return 0;
 }
@@ -183,7 +173,7 @@ static int cmd_charts(int argc, char **argv)
 	x.base = pick_baseline(x.r, baseline, given);
 	x.gt.sequential = run_is_sequential(x.r, &x.gt.max_iter);
 	x.it = gate_within(&x.gt, x.r, x.base, &x.nit);
-	report_charts(&x, &c, &n, false);
+	report_charts(&x, &c, &n, NULL);
 	for (i = 0; i < n; i++)
 		printf("%s\t%s\t%s\n", c[i].name, c[i].kind->name,
 		       c[i].caption);
@@ -193,11 +183,15 @@ static int cmd_charts(int argc, char **argv)
 static int cmd_summary(int argc, char **argv)
 {
 	struct run *r;
+	FILE *out;
+	int rc;
 
 	if (argc != 3)
 		die_input("summary: expected one run directory\n%s", usage);
 	r = run_open(argv[2], 0.95);
-	return report_summary(stdout, r) ? EXIT_BADINPUT : 0;
+	out = text_safe(stdout);
+	rc = report_summary(out, r);
+	return fclose(out) || rc ? EXIT_BADINPUT : 0;
 }
 
 static int cmd_validate(int argc, char **argv)

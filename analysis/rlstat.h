@@ -87,7 +87,9 @@ struct group_metric {
 	struct metric_def *def;
 	double *vals;		/* one per ok iteration */
 	int nvals;
-	struct lathist *hist;	/* latency: merged over iterations */
+	/* latency: merged over iterations, the group's ophist of the op */
+	const struct lathist *hist;
+	uint64_t htotal;	/* its count so far, while loading */
 	double quantum;		/* rates: largest 1/count, relative */
 	struct summary s;
 	double value;		/* what tables show: hmean, merged pct, mean */
@@ -103,6 +105,7 @@ struct group {			/* one variant at one workload point */
 	struct lathist **ophist;	/* merged per op, for CDFs */
 	char **opname;
 	int nops;
+	json_t *opix;		/* op name -> index in ophist */
 	char *release, *accel;
 	bool roles;		/* threads of different ops (has_roles) */
 };
@@ -119,6 +122,7 @@ struct point {
 	struct metric_def *defs;
 	int ndefs;
 	bool seq;		/* alpha spent over looks here (run_is_sequential) */
+	json_t *defix;		/* metric name -> index in defs */
 };
 
 struct run {
@@ -144,6 +148,8 @@ int validate_file(const char *path);
 const char *validate_doc(json_t *doc);
 json_t *load_result(const char *path);
 json_t *metric_op(json_t *doc, const char *metric, const char **rest);
+/* ops[] or metrics[] of a result by name, for lookups in O(1) */
+json_t *doc_index(json_t *doc, const char *arr);
 void die_input(const char *fmt, ...) __attribute__((format(printf, 1, 2),
 						    noreturn));
 /* The input being read, named by errors raised below it (GSL's). */
@@ -156,6 +162,29 @@ void meta_check(const char *path, json_t *meta);
 void *xcalloc(size_t n, size_t sz);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- escape.c: names as data in gnuplot, HTML and terminals ---- */
+
+void gp_str(FILE *f, const char *s);
+char *gp_quote(const char *s);
+void html_esc(FILE *f, const char *s);
+void html_href(FILE *f, const char *path);
+FILE *text_safe(FILE *under);
+
+/* ---- stage.c: outputs replaced as a whole or not at all ---- */
+
+struct stage;
+struct stage *stage_new(const char *dst);
+const char *stage_dir(const struct stage *s);
+void stage_add(struct stage *s, const char *name);
+void stage_write(struct stage *s, const char *name,
+		 int (*fn)(FILE *, void *), void *arg);
+void stage_commit(struct stage *s);
+const char *stage_why(const char *dir, int err);
+void gp_run(const char *dir, const char *script);
+void gp_check(const char *dir, const char *file);
+/* util.c: a temporary directory and everything in it */
+void remove_tree(const char *dir);
 
 /* ---- prep.c: a loaded run as the analysis sees it ---- */
 
@@ -294,7 +323,7 @@ struct chart {
 };
 
 int report_charts(const struct rctx *x, struct chart **charts, int *ncharts,
-		  bool draw);
+		  struct stage *draw);
 int report_html(FILE *f, const struct rctx *x, const struct chart *charts,
 		int ncharts);
 void report_verdict_text(FILE *f, const struct rctx *x);

@@ -4,10 +4,15 @@
  * gated metric, the variants on it together: the value of each night with
  * its CI as a band, and each change point as a dashed vertical line at the
  * first night after it. PNG (pngcairo) and SVG from one gnuplot script,
- * rendered into a temporary directory that replaces <out>/trend when every
- * file is there; index.html lists the nights, newest first, with the
- * gate's verdict and links to each night's report and mail. Nothing on
- * the page loads from the network.
+ * rendered into a staging directory (stage.c): <out>/trend and
+ * <out>/index.html are replaced together when every file is there and
+ * complete, or not at all. index.html lists the nights, newest first, with
+ * the gate's verdict and links to each night's report and mail. Nothing
+ * on the page loads from the network.
+ *
+ * Night names (night.json or a directory's name), variants and units reach
+ * the script only through gp_str and the page only through html_esc and
+ * html_href; the data blocks hold numbers only.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "rlstat.h"
@@ -49,33 +53,26 @@ static char *fname(const struct hseries *s)
 	return n;
 }
 
-static void html_esc(FILE *f, const char *s)
-{
-	for (; s && *s; s++)
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
-		}
-}
-
-static void chart_script(FILE *g, const struct hist *h, const struct tchart *c,
-			 const char *dir)
+static void chart_script(FILE *g, const struct hist *h, const struct tchart *c)
 {
 	int i, k, j;
-	char *plot = NULL, *t;
+	char *plot = NULL, *t, *q;
 
-	fprintf(g, "reset\nset encoding utf8\nset title '%s'\n"
-		"set key outside right top vertical\nset grid ytics\n"
-		"set border 3\nset tics nomirror\nset xlabel 'night'\n"
-		"set ylabel '%s (CI95 band)'\nset xtics rotate by -45 "
-		"font ',8'\nset xrange [-0.5:%d.5]\n", c->title,
-		h->s[c->first].unit, h->nn - 1);
-	fputs("set xtics (", g);
-	for (i = 0; i < h->nn; i++)
-		fprintf(g, "%s'%s' %d", i ? ", " : "", h->nights[i].night, i);
+	fputs("reset\nset encoding utf8\nset title ", g);
+	gp_str(g, c->title);
+	fputs("\nset key outside right top vertical\nset grid ytics\n"
+	      "set border 3\nset tics nomirror\nset xlabel 'night'\n"
+	      "set ylabel ", g);
+	t = xasprintf("%s (CI95 band)", h->s[c->first].unit);
+	gp_str(g, t);
+	free(t);
+	fprintf(g, "\nset xtics rotate by -45 font ',8'\nset xrange "
+		"[-0.5:%d.5]\nset xtics (", h->nn - 1);
+	for (i = 0; i < h->nn; i++) {
+		fputs(i ? ", " : "", g);
+		gp_str(g, h->nights[i].night);
+		fprintf(g, " %d", i);
+	}
 	fputs(")\n", g);
 	for (k = 0; k < c->n; k++) {
 		const struct hseries *s = &h->s[c->first + k];
@@ -89,48 +86,41 @@ static void chart_script(FILE *g, const struct hist *h, const struct tchart *c,
 				isfinite(v->hi) ? v->hi : v->v);
 		}
 		fputs("EOD\n", g);
-		for (j = 0; j < s->ncp; j++)
+		for (j = 0; j < s->ncp; j++) {
 			fprintf(g, "set arrow from %d, graph 0 to %d, graph 1 "
-				"nohead dt 2 lw 2 lc rgb '%s'\n"
-				"set label '%s %+.1f%%' at %d, graph %.2f left "
-				"offset 0.3,0 tc rgb '%s'\n",
+				"nohead dt 2 lw 2 lc rgb '%s'\nset label ",
 				s->v[s->cp[j].at].night,
-				s->v[s->cp[j].at].night, colours[k % 6],
-				s->variant, s->cp[j].pct,
-				s->v[s->cp[j].at].night, 0.97 - 0.05 * k,
-				colours[k % 6]);
+				s->v[s->cp[j].at].night, colours[k % 6]);
+			t = xasprintf("%s %+.1f%%", s->variant, s->cp[j].pct);
+			gp_str(g, t);
+			free(t);
+			fprintf(g, " at %d, graph %.2f left offset 0.3,0 tc rgb "
+				"'%s'\n", s->v[s->cp[j].at].night,
+				0.97 - 0.05 * k, colours[k % 6]);
+		}
+		q = gp_quote(s->variant);
 		t = xasprintf("%s%s$d%d using 1:3:4 with filledcurves "
 			      "fc rgb '%s' fs transparent solid 0.2 noborder "
 			      "notitle, $d%d using 1:2 with linespoints lw 2 "
-			      "pt 7 lc rgb '%s' title '%s'", plot ? plot :
+			      "pt 7 lc rgb '%s' title %s", plot ? plot :
 			      "plot ", plot ? ", \\\n  " : "", k,
-			      colours[k % 6], k, colours[k % 6], s->variant);
+			      colours[k % 6], k, colours[k % 6], q);
+		free(q);
 		free(plot);
 		plot = t;
 	}
-	fprintf(g, "set terminal pngcairo size 960,540 noenhanced "
-		"font 'sans,10'\nset output '%s/%s.png'\n%s\n", dir, c->name,
-		plot);
-	fprintf(g, "set terminal svg size 960,540 noenhanced font 'sans,10' "
-		"background '#ffffff'\nset output '%s/%s.svg'\nreplot\n"
-		"set output\n", dir, c->name);
+	fputs("set terminal pngcairo size 960,540 noenhanced font 'sans,10'\n"
+	      "set output ", g);
+	t = xasprintf("%s.png", c->name);
+	gp_str(g, t);
+	fprintf(g, "\n%s\nset terminal svg size 960,540 noenhanced font "
+		"'sans,10' background '#ffffff'\nset output ", plot);
+	free(t);
+	t = xasprintf("%s.svg", c->name);
+	gp_str(g, t);
+	fputs("\nreplot\nset output\n", g);
+	free(t);
 	free(plot);
-}
-
-static int run_gnuplot(const char *script)
-{
-	pid_t pid = fork();
-	int st;
-
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		execlp("gnuplot", "gnuplot", script, (char *)NULL);
-		_exit(127);
-	}
-	if (waitpid(pid, &st, 0) < 0)
-		return -1;
-	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -1;
 }
 
 static void page(FILE *f, const struct hist *h, const struct tchart *c,
@@ -166,16 +156,24 @@ static void page(FILE *f, const struct hist *h, const struct tchart *c,
 		html_esc(f, hist_short(n->kcommit));
 		fputs("</td><td>", f);
 		html_esc(f, n->modes);
-		fprintf(f, "</td><td class=\"%s\">%s</td><td>", n->verdict,
-			n->verdict);
+		fputs("</td><td class=\"", f);
+		html_esc(f, n->verdict);
+		fputs("\">", f);
+		html_esc(f, n->verdict);
+		fputs("</td><td>", f);
 		html_esc(f, n->ref ? n->ref : "");
 		fprintf(f, "</td><td>%d</td><td>", n->failed);
 		if (here) {
+			char *rep = xasprintf("%s/report.html", base);
+			char *mail = xasprintf("%s/report-mail.txt", base);
+
 			fputs("<a href=\"", f);
-			html_esc(f, base);
-			fputs("/report.html\">report</a> <a href=\"", f);
-			html_esc(f, base);
-			fputs("/report-mail.txt\">mail</a>", f);
+			html_href(f, rep);
+			fputs("\">report</a> <a href=\"", f);
+			html_href(f, mail);
+			fputs("\">mail</a>", f);
+			free(rep);
+			free(mail);
 		}
 		fputs("</td></tr>\n", f);
 	}
@@ -183,11 +181,16 @@ static void page(FILE *f, const struct hist *h, const struct tchart *c,
 	if (!nc)
 		fputs("<p>No series yet.</p>\n", f);
 	for (i = 0; i < nc; i++) {
-		fputs("<figure><a href=\"trend/", f);
-		html_esc(f, c[i].name);
-		fputs(".svg\"><img src=\"trend/", f);
-		html_esc(f, c[i].name);
-		fputs(".png\" alt=\"", f);
+		char *svg = xasprintf("trend/%s.svg", c[i].name);
+		char *png = xasprintf("trend/%s.png", c[i].name);
+
+		fputs("<figure><a href=\"", f);
+		html_href(f, svg);
+		fputs("\"><img src=\"", f);
+		html_href(f, png);
+		fputs("\" alt=\"", f);
+		free(svg);
+		free(png);
 		html_esc(f, c[i].caption);
 		fputs("\"></a><figcaption>", f);
 		html_esc(f, c[i].caption);
@@ -196,40 +199,33 @@ static void page(FILE *f, const struct hist *h, const struct tchart *c,
 	fputs("</body></html>\n", f);
 }
 
-/* Replace <out>/trend with tmp; the old one goes only once tmp is whole. */
-static void swap_dir(const char *tmp, const char *dst)
-{
-	char *old = xasprintf("%s.old.%d", dst, (int)getpid()), *cmd;
+struct page_args {
+	const struct hist *h;
+	const struct tchart *c;
+	int nc;
+	const char *out;
+};
 
-	if (!access(dst, F_OK) && rename(dst, old))
-		die_input("%s: cannot replace: %s", dst, strerror(errno));
-	if (rename(tmp, dst))
-		die_input("%s: cannot write: %s", dst, strerror(errno));
-	tmp_untrack(tmp);
-	if (!access(old, F_OK)) {
-		cmd = xasprintf("rm -rf '%s'", old);
-		if (system(cmd))
-			fprintf(stderr, "rlstat: could not remove %s\n", old);
-		free(cmd);
-	}
-	free(old);
+static int page_fn(FILE *f, void *p)
+{
+	const struct page_args *a = p;
+
+	page(f, a->h, a->c, a->nc, a->out);
+	return ferror(f) ? -1 : 0;
 }
 
 int trend_write(const struct hist *h, const char *out, double thr)
 {
-	char *tmp = xasprintf("%s/trend.tmp.%d", out, (int)getpid());
-	char *script, *dst = xasprintf("%s/trend", out), *ix, *ixt;
 	struct tchart *c = xcalloc(h->ns + 1, sizeof(*c));
-	char *absout = realpath(out, NULL);
+	char *absout = realpath(out, NULL), *tdir, *script;
+	struct page_args pa = { h, c, 0, absout };
+	struct stage *st;
 	int nc = 0, i;
-	FILE *g, *f;
+	FILE *g;
 
 	(void)thr;
 	if (!absout)
 		die_input("%s: no such directory of nights", out);
-	if (mkdir(tmp, 0777))
-		die_input("%s: cannot create: %s", tmp, strerror(errno));
-	tmp_track(tmp, true);
 	for (i = 0; i < h->ns; i++) {
 		if (nc && same_chart(&h->s[c[nc - 1].first], &h->s[i])) {
 			c[nc - 1].n++;
@@ -246,29 +242,38 @@ int trend_write(const struct hist *h, const char *out, double thr)
 					  h->s[i].mode);
 		nc++;
 	}
-	script = xasprintf("%s/trend.gp", tmp);
-	g = fopen(script, "w");
+	/* trend/ and index.html: both of them, or neither */
+	st = stage_new(out);
+	tdir = xasprintf("%s/trend", stage_dir(st));
+	if (mkdir(tdir, 0777))
+		die_input("%s/trend: cannot write: %s", out, strerror(errno));
+	script = xasprintf("%s/trend.gp", tdir);
+	g = fopen(script, "wx");
 	if (!g)
-		die_input("%s: cannot write: %s", script, strerror(errno));
+		die_input("%s/trend: cannot write: %s", out, strerror(errno));
 	for (i = 0; i < nc; i++)
-		chart_script(g, h, &c[i], tmp);
+		chart_script(g, h, &c[i]);
 	if (fclose(g))
-		die_input("%s: write failed", script);
-	if (nc && run_gnuplot(script))
-		die_input("%s: gnuplot failed (is gnuplot-nox installed? "
-			  "`make setup`)", script);
+		die_input("%s/trend: cannot write: %s", out, strerror(errno));
+	if (nc)
+		gp_run(tdir, "trend.gp");
+	for (i = 0; i < 2 * nc; i++) {
+		char *f = xasprintf("%s.%s", c[i / 2].name, i % 2 ? "svg" :
+				    "png");
+
+		gp_check(tdir, f);
+		free(f);
+	}
+	/* only the charts go in: not the script, nor gnuplot's log */
 	unlink(script);
-	swap_dir(tmp, dst);
-	ix = xasprintf("%s/index.html", out);
-	ixt = xasprintf("%s.tmp.%d", ix, (int)getpid());
-	f = fopen(ixt, "wx");
-	if (!f)
-		die_input("%s: cannot write: %s", ixt, strerror(errno));
-	tmp_track(ixt, false);
-	page(f, h, c, nc, absout);
-	if (fflush(f) || fclose(f) || rename(ixt, ix))
-		die_input("%s: write failed: %s", ix, strerror(errno));
-	tmp_untrack(ixt);
-	printf("%s\n", ix);
+	free(script);
+	script = xasprintf("%s/gnuplot.log", tdir);
+	unlink(script);
+	free(script);
+	stage_add(st, "trend");
+	pa.nc = nc;
+	stage_write(st, "index.html", page_fn, &pa);
+	stage_commit(st);
+	printf("%s/index.html\n", out);
 	return 0;
 }

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,22 +31,22 @@ static bool tmp_isdir[MAX_TMP];
 static pid_t tmp_owner;
 static pid_t tmp_writer;	/* a child writing into them (gnuplot) */
 
-/* A chart directory holds only flat files rlstat and gnuplot wrote. */
-static void remove_tree(const char *dir)
+static int remove_one(const char *p, const struct stat *st, int type,
+		      struct FTW *ftw)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char p[4096];
+	(void)st;
+	(void)ftw;
+	if (type == FTW_DP)
+		rmdir(p);
+	else
+		unlink(p);
+	return 0;
+}
 
-	if (d) {
-		while ((e = readdir(d)))
-			if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-			    snprintf(p, sizeof(p), "%s/%s", dir, e->d_name) <
-			    (int)sizeof(p))
-				unlink(p);
-		closedir(d);
-	}
-	rmdir(dir);
+/* Depth first, links not followed: only what rlstat itself made. */
+void remove_tree(const char *dir)
+{
+	nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static void tmp_cleanup(void)
@@ -163,9 +164,10 @@ static int has_suffix(const char *s, const char *suf)
 }
 
 /*
- * Sorted names in dir: its subdirectories (dirs_only), or every entry
- * whose name ends in suffix, whatever it is: a directory or a dangling
- * link named *.result.json is refused by load_result, never skipped.
+ * Sorted names in dir: its subdirectories but hidden ones (dirs_only: the
+ * variants, never rlstat's own temporaries), or every entry whose name
+ * ends in suffix, whatever it is: a directory, a dangling link or a
+ * hidden file named *.result.json is refused, never skipped.
  */
 char **list_dir(const char *dir, bool dirs_only, const char *suffix, int *n)
 {
@@ -182,9 +184,10 @@ char **list_dir(const char *dir, bool dirs_only, const char *suffix, int *n)
 	while ((e = readdir(d))) {
 		char *p;
 
-		if (e->d_name[0] == '.')
-			continue;
-		if (suffix && !has_suffix(e->d_name, suffix))
+		/* a hidden result (.p000-dio-i1.result.json) is refused by
+		 * its name, never skipped: n would drop without a word */
+		if (suffix ? !has_suffix(e->d_name, suffix) :
+		    e->d_name[0] == '.')
 			continue;
 		p = xasprintf("%s/%s", dir, e->d_name);
 		if (dirs_only && (stat(p, &st) || !S_ISDIR(st.st_mode))) {

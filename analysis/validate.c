@@ -200,6 +200,35 @@ static const char *check_op(json_t *op, double runtime, json_t *workers)
 }
 
 /*
+ * A document's ops[] or metrics[] by name: a jansson object name -> entry,
+ * made on first use and kept in the document under a key that starts with
+ * a NUL, which no JSON text loaded without JSON_ALLOW_NUL can hold. Every
+ * lookup by name is then a hash lookup, and a result with thousands of
+ * ops reads in time linear in its size (a scan per lookup made it
+ * quadratic: 2000 ops took seconds). The first entry of a name wins, as
+ * a scan from the start would find it.
+ */
+json_t *doc_index(json_t *doc, const char *arr)
+{
+	char key[16];
+	int kl = snprintf(key, sizeof(key), "%c%s", 0, arr);
+	json_t *ix = json_object_getn(doc, key, kl), *e;
+	const char *n;
+	size_t i;
+
+	if (ix)
+		return ix;
+	ix = json_object();
+	json_array_foreach(json_object_get(doc, arr), i, e) {
+		n = json_string_value(json_object_get(e, "name"));
+		if (n && !json_object_get(ix, n))
+			json_object_set(ix, n, e);
+	}
+	json_object_setn_new(doc, key, kl, ix);
+	return ix;
+}
+
+/*
  * The op a metric name refers to: the name is "<op>.<field>" and op names
  * hold no dot. *rest points after "<op>.".
  */
@@ -207,20 +236,13 @@ json_t *metric_op(json_t *doc, const char *metric, const char **rest)
 {
 	const char *dot = strchr(metric, '.');
 	json_t *op;
-	size_t i;
 
 	if (!dot)
 		return NULL;
-	json_array_foreach(json_object_get(doc, "ops"), i, op) {
-		const char *n = json_string_value(json_object_get(op, "name"));
-
-		if (n && strlen(n) == (size_t)(dot - metric) &&
-		    !strncmp(metric, n, dot - metric)) {
-			*rest = dot + 1;
-			return op;
-		}
-	}
-	return NULL;
+	op = json_object_getn(doc_index(doc, "ops"), metric, dot - metric);
+	if (op)
+		*rest = dot + 1;
+	return op;
 }
 
 static const char *check_unit(const char *name, json_t *m, const char *unit,
@@ -307,6 +329,33 @@ static const char *check_verify(json_t *v)
 	return NULL;
 }
 
+/*
+ * The test system the report's header describes, as rlwork writes it: a
+ * passing result has all three; a failed one (runners/fail-result) only
+ * the --env pairs, and what it has is checked.
+ */
+static const char *check_env(json_t *env, bool failed)
+{
+	static const char *const counts[] = { "cpus", "mem_mb" };
+	json_t *e;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		e = json_object_get(env, counts[i]);
+		if ((e || !failed) && (!json_is_integer(e) ||
+				       json_integer_value(e) < 1 ||
+				       json_integer_value(e) > INT_MAX))
+			return why("env.%s is not an integer in 1..2147483647",
+				   counts[i]);
+	}
+	e = json_object_get(env, "fs");
+	if ((e || !failed) && (!json_is_string(e) ||
+			       !name_ok(json_string_value(e), "-.")))
+		return "env.fs is not a filesystem type, 1-64 of "
+		       "[A-Za-z0-9_.-]";
+	return NULL;
+}
+
 /* Fields every document has, failed or not. */
 static const char *check_head(json_t *doc, bool *failed)
 {
@@ -365,7 +414,7 @@ static const char *check_head(json_t *doc, bool *failed)
 	if (e && (!json_is_string(e) || (strcmp(json_string_value(e), "cost") &&
 					 strcmp(json_string_value(e), "time"))))
 		return "env.mode is not \"cost\" or \"time\"";
-	return NULL;
+	return check_env(v, *failed);
 }
 
 /* NULL when doc is a valid result document, else the reason. */
@@ -455,21 +504,17 @@ const char *validate_doc(json_t *doc)
 static void same_names(const char *path, json_t *doc, const char *refpath,
 		       json_t *ref, const char *arr, const char *what)
 {
-	json_t *a = json_object_get(doc, arr), *b = json_object_get(ref, arr);
-	json_t *e, *f;
-	size_t i, k;
+	json_t *e;
+	size_t i;
 	int pass;
 
 	for (pass = 0; pass < 2; pass++) {
-		json_array_foreach(pass ? b : a, i, e) {
+		json_array_foreach(json_object_get(pass ? ref : doc, arr), i, e) {
 			const char *n = json_string_value(json_object_get(e,
 								"name"));
 
-			json_array_foreach(pass ? a : b, k, f)
-				if (!strcmp(n, json_string_value(
-						json_object_get(f, "name"))))
-					break;
-			if (k < json_array_size(pass ? a : b))
+			if (json_object_get(doc_index(pass ? doc : ref, arr),
+					    n))
 				continue;
 			die_input("%s: %s \"%s\" %s; %s, another passing "
 				  "iteration of this point, %s it (accepted: "

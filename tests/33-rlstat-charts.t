@@ -49,7 +49,7 @@ ok $? "CDF chart: log latency axis, title names the point"
 
 html=$(cat "$tmp/run/report.html")
 miss=
-for c in $want; do [[ $html == *"src=\"$c.svg\""* ]] || miss="$miss $c"; done
+for c in $want; do [[ $html == *"src=\"./$c.svg\""* ]] || miss="$miss $c"; done
 is "$miss" "" "report.html shows every chart"
 ! grep -Eq '(src|href)="(https?:)?//' "$tmp/run/report.html" && ! grep -qi '<script' "$tmp/run/report.html"
 ok $? "report.html: no network references, no scripts"
@@ -63,6 +63,6 @@ ok $? "report.html opens with the verdict (what moved, what is undecided) before
 grep -q "geometric mean of per-boot values, 95% CI" "$tmp/run/lat-p000-dio-read.svg" &&
 	grep -q "ratio of geometric means" "$tmp/run/relative-throughput.svg"
 ok $? "lat-* and relative-* charts say which statistic and CI they draw"
-[ -z "$(find "$tmp/run" -maxdepth 1 -name '.rlstat-charts*')" ]
+[ -z "$(find "$tmp/run" -maxdepth 1 -name '.rlstat-*')" ]
 ok $? "no temporary chart directory left behind"
 done_testing

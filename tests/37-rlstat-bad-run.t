@@ -54,6 +54,15 @@ mkrun; ln -s . "$tmp/run/imutex/p000-dio-i4.result.json"
 refused "a result that is a link to a directory" run/imutex/p000-dio-i4.result.json "a directory; $accept_reg"
 mkrun; cp "$tmp/$f1" "$tmp/run/imutex/p000 dio-i1.result.json"
 refused "a result file name with a blank" "run/imutex/p000 dio-i1.result.json" 'file name is not <point>-i<N>.result.json with <point> of \[A-Za-z0-9_.-\]'
+mkrun; mv "$tmp/$f1" "$tmp/run/imutex/.p000-dio-i1.result.json"
+refused "a hidden result (skipped, n dropped without a word)" run/imutex/.p000-dio-i1.result.json 'starting with a letter or digit'
+for e in '.env.cpus = -3|env.cpus is not an integer in 1' '.env.mem_mb = "lots"|env.mem_mb is not an integer in 1' \
+	'del(.env.fs)|env.fs is not a filesystem type' '.env.fs = "a b"|env.fs is not a filesystem type'; do
+	mkrun; edit "$tmp/$f1" "${e%%|*}"
+	refused "a result with ${e%%|*}" $f1 "${e#*|}"
+	mkrun; edit "$tmp/$f1" "${e%%|*}"
+	refused "validate: a result with ${e%%|*}" $f1 "${e#*|}" validate $f1
+done
 mkrun; mv "$tmp/$f1" "$tmp/run/imutex/p000-dio.result.json"
 refused "a result file name without -i<N>" run/imutex/p000-dio.result.json 'file name is not <point>-i<N>'
 mkrun; mv "$tmp/$f1" "$tmp/run/imutex/p000-dio-i01.result.json"

@@ -174,7 +174,7 @@ ok $? "rlstat charts lists its chart for a run"
 run "$t/analysis/rlstat" report "$tmp/run"
 [ "$RC" = 0 ] && [ -s "$tmp/run/toy-stock.svg" ] &&
 	grep -q '<h2>Toy</h2>' "$tmp/run/report.html" &&
-	grep -q 'src="toy-stock.svg"' "$tmp/run/report.html"
+	grep -q 'src="./toy-stock.svg"' "$tmp/run/report.html"
 ok $? "the report draws it and report.html shows it under its heading"
 
 # nothing else was touched: <= 3 files a workload, <= 3 a variant, <= 3 a

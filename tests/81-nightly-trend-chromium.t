@@ -34,7 +34,7 @@ html=$(cat "$out/index.html")
 is "$(grep -o '<tr><td>202611' <<<"$html" | wc -l)" 8 "index.html lists the 8 nights"
 like "$html" '<td>20261105-c5</td>.*<td class="FAIL">FAIL</td><td>20261104-c4</td>' \
 	"the night of the step shows FAIL against the previous night"
-like "$html" 'href="20261108-c8/report-mail.txt"' "the nights link their mail"
+like "$html" 'href="./20261108-c8/report-mail.txt"' "the nights link their mail (./ relative)"
 ! grep -Eq '(src|href)="(https?:)?//' "$out/index.html"
 ok $? "nothing on the page comes from the network"
 [ -z "$(find "$out" -maxdepth 1 \( -name '*.tmp.*' -o -name '*.old.*' \))" ]
