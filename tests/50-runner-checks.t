@@ -60,6 +60,6 @@ is "$RC" 0 "every committed matrix parses"
 run runners/run bench --kernel no-such-kernel --matrix smoke
 like "$RC:$OUT" "^2:.*unknown KERNEL='no-such-kernel'; valid: .*stock" "unknown KERNEL lists the valid ones"
 run runners/run bench --kernel stock --matrix dio-serial
-like "$RC:$OUT" "^2:.*dio-serial.matrix runs only on the variants rangelock rwsem-range; KERNEL='stock'" "a matrix refuses a variant it does not list"
+like "$RC:$OUT" "^2:.*dio-serial.matrix runs only on the variants stock\+shared-alloc-dio rangelock\+shared-alloc-dio rwsem-range\+shared-alloc-dio; KERNEL='stock'" "a matrix refuses a variant without the feature it lists"
 
 done_testing

@@ -32,6 +32,9 @@ cases=(
 	"variants-comment|m.matrix:1|variants needs at least one variant \(accepted: .*stock|variants   # later\npoint dio\n"
 	"variants-twice|m.matrix:1|variant 'stock' is listed twice \(accepted: each of .* at most once\)|variants stock rangelock stock\npoint dio\n"
 	"variants-unknown|m.matrix:1|unknown variant 'nosuch' \(accepted: .*stock|variants nosuch\npoint dio\n"
+	"variants-feature-unknown|m.matrix:1|variant 'stock\+bogus' refused: .*unknown feature 'bogus'; accepted: shared-alloc-dio|variants stock+bogus\npoint dio\n"
+	"variants-feature-strategy|m.matrix:1|variant 'imutex\+fault-retry' refused: .*does not apply to imutex|variants imutex+fault-retry\npoint dio\n"
+	"variants-feature-twice|m.matrix:1|variant 'stock\+shared-alloc-dio\+fault-retry' is listed twice|variants stock+fault-retry+shared-alloc-dio stock+shared-alloc-dio+fault-retry\npoint dio\n"
 	# numbers with a leading zero
 	"zero-runtime|m.matrix:1|runtime '010' has a leading zero.*accepted: 1\.\.3600, written without leading zeros|runtime 010\npoint dio\n"
 	"cost-runtime-zero|m.matrix:1|cost_runtime 0 is outside 1\.\.3600 \(accepted: 1\.\.3600\)|cost_runtime 0\npoint dio\n"
@@ -209,7 +212,7 @@ is "$("$M" "$tmp/flat.matrix")" "$out" "--flatten gives the same settings and po
 serial=$("$M" configs/dio-serial.matrix) dio=$("$M" configs/dio.matrix)
 is "$(grep -v '^set \(variants\|knobs\) ' <<<"$serial")" "$(grep -v '^set \(variants\|knobs\) ' <<<"$dio")" \
 	"dio-serial runs dio.matrix's points with its settings"
-like "$serial" $'set variants rangelock rwsem-range\nset monitors mapping_lock\nset knobs /sys/module/ext4/parameters/dio_write_shared:0' \
+like "$serial" $'set variants stock\\+shared-alloc-dio rangelock\\+shared-alloc-dio rwsem-range\\+shared-alloc-dio\nset monitors mapping_lock\nset knobs /sys/module/ext4/parameters/dio_write_shared:0' \
 	"dio-serial keeps its variants and dio_write_shared=0"
 is "$(grep -c '^point ' <<<"$serial")" 8 "dio-serial has dio's 4 points at 1 and 2 threads"
 

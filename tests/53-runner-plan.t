@@ -307,8 +307,8 @@ is "$(xargs <"$STUB/kbuild.log")" "stock --xfs" "an xfs matrix builds the xfs fl
 is "$(jq -r '.skipped[0].variant' "$rd/meta.json")" rangelock "and skips rangelock in meta.json"
 
 # Features: KERNEL=<variant>+<feature>, BASELINE too, in their one
-# spelling; the matrix's `variants` name strategies, so dio-serial takes
-# rangelock with a feature.
+# spelling; a matrix's variant allows its strategy with at least its
+# features, so dio-serial takes rangelock with one more.
 fresh features
 run runners/run bench --matrix dio-serial --kernel rangelock+fault-retry+shared-alloc-dio \
 	--baseline rwsem-range+shared-alloc-dio --iterations 1

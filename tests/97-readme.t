@@ -52,6 +52,8 @@ rows=(
 	'^make bench KERNEL=rangelock DEBUG=1 MATRIX=debug-mmlock BASELINE=none$|test|tests/93-debug-rangelock.t|make --no-print-directory bench KERNEL=rangelock DEBUG=1 MATRIX=debug-mmlock BASELINE=none'
 	'^make bench-locks$|here'
 	'^make bench-generator$|slow|release'
+	'^make bench-matrix$|slow|release'
+	'^make bench-analysis$|slow|release'
 	'^make nightly$|slow|release'
 	'^make nightly KSRC=.* BRANCH=|slow|tests/85-nightly-real.t|runners/nightly'
 	'^analysis/rlstat history show --metric |test|tests/80-nightly-history.t|history show'
