@@ -36,7 +36,7 @@ cfg=$(sed -n 's/^XDG_CONFIG_HOME=//p' <<<"$OUT") ident=$(sed -n 's/^LAVA=//p' <<
 url=$(sed -n 's/^LAVA_URL=//p' <<<"$OUT")
 like "$url" '^http://127\.0\.0\.1:[0-9]+$' "the server listens on loopback"
 # The sockets its processes listen on (its recorded ids, the cluster's postmaster).
-pids=$( { awk '{print $2}' "$lab/pids"; head -n 1 "$lab/pg/data/postmaster.pid"; } 2>/dev/null | xargs)
+pids=$( { awk '{print $2}' "$lab/pids"; head -n 1 "$(cat "$lab/pgdir")/data/postmaster.pid"; } 2>/dev/null | xargs)
 addrs=$(ss -Hltnp | awk -v pids=" $pids " '{ if (match($0, /pid=[0-9]+/) && index(pids, " " substr($0, RSTART + 4, RLENGTH - 4) " ")) printf "%s ", $4 }')
 like "$addrs" '^127\.0\.0\.1:[0-9]+ (127\.0\.0\.1:[0-9]+ )+$' "the server and the database listen on 127.0.0.1 only"
 export XDG_CONFIG_HOME=$cfg
@@ -50,7 +50,8 @@ is "$RC" 0 "make lava-jobs KERNEL=stock MATRIX=smoke (validated against the serv
 jobdir=$(dirname "$(tail -1 <<<"$OUT")")
 njobs=$(find "$jobdir" -maxdepth 1 -name '[0-9]*.yaml' | wc -l)
 
-run make --no-print-directory lava-submit JOBS="$jobdir" LAVA="$ident"
+# A job the lab never runs fails here instead of waiting for ever.
+run timeout 3600 make --no-print-directory lava-submit JOBS="$jobdir" LAVA="$ident"
 echo "$OUT" | tail -n 5 | diag
 stamp "make lava-submit"
 rd=$(sed -n 's/^run: //p' <<<"$OUT" | tail -1)
