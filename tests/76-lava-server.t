@@ -5,15 +5,27 @@
 # types them, with the throwaway lavacli identity (LAVA=, XDG_CONFIG_HOME
 # in the lab's directory: ~/.config/lavacli.yaml is never read), and the
 # run it collects is read by `make report`.  Everything started is stopped
-# on exit.  Boots a kernel and needs root, so `make test` skips it unless
-# RLBENCH_LAVA_SERVER=1.
+# on exit.  Boots a kernel and needs root, so `make test` runs only the
+# bad-input checks unless RLBENCH_LAVA_SERVER=1.  RLBENCH_KEEP_RUN=1 keeps
+# the run and the job set (for a closing note).
 . "$(dirname "$0")/lib/tap.sh"
-[ "${RLBENCH_LAVA_SERVER:-0}" = 1 ] || { echo "1..0 # skip brings up a LAVA server and boots a kernel: make test-lava-server"; exit 0; }
-[ "$(id -u)" = 0 ] || bail_out "needs root (runners/lava-server start)"
-command -v lava-server >/dev/null || bail_out "lava-server not installed (scripts/setup lava-server)"
-plan 13
+plan 16
 
 tmp=$(mktemp -d)
+run runners/lava-server start
+like "$RC:$OUT" "^2:lava-server: usage: runners/lava-server start\|stop DIR" "no DIR: exit 2 with the usage"
+run runners/lava-server restart "$tmp"
+like "$RC:$OUT" "^2:lava-server: unknown command 'restart'" "an unknown command exits 2 naming it"
+run runners/lava-server stop "$tmp/nosuch"
+like "$RC:$OUT" "^2:lava-server: DIR '$tmp/nosuch' is not a directory" "stop of a directory that is not there exits 2 naming it"
+if [ "${RLBENCH_LAVA_SERVER:-0}" != 1 ]; then
+	for _ in $(seq 13); do skip "brings up a LAVA server and boots a kernel: make test-lava-server"; done
+	rm -rf "$tmp"
+	done_testing
+fi
+[ "$(id -u)" = 0 ] || bail_out "needs root (runners/lava-server start)"
+command -v lava-server >/dev/null || bail_out "lava-server not installed (scripts/setup lava-server)"
+
 lab=$tmp/lab
 rd=
 # shellcheck disable=SC2317  # run from the traps
