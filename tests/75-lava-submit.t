@@ -75,6 +75,7 @@ is "$(jq -r '.status' "$rd2"/stock/p001-dio-i*.result.json 2>/dev/null | xargs)"
 [ -n "$rd2" ] && [ "$rd2" != "$rd" ] && rm -rf "$rd2"
 # lavacli 1.2 answers a job the server's schema refuses with a message and exit 0.
 mkdir -p "$tmp/bin2"
+# shellcheck disable=SC2016  # $4 is the stand-in script's argument
 printf '#!/bin/sh\necho "Unable to submit $4: <Fault 400: \\"Problem with submitted job data: extra keys not allowed\\">"\n' >"$tmp/bin2/lavacli"
 chmod +x "$tmp/bin2/lavacli"
 PATH=$tmp/bin2:$PATH run runners/lava submit --identity lab "$tmp/jobs/01-stock-time-i1.yaml"

@@ -63,7 +63,7 @@ rows=(
 	'^make lava-collect JOBS="[0-9 ]+" LAVA=|test|tests/75-lava-submit.t|make --no-print-directory lava-collect JOBS="101 102" LAVA=lab'
 	'^runners/lava run-local |slow|tests/73-lava-run.t|runners/lava run-local'
 	'^make lava-collect JOBS=/tmp/lava/|slow|tests/73-lava-run.t|runners/lava collect'
-	'^make test-lava-server$|slow|tests/76-lava-server.t|make --no-print-directory lava-submit JOBS="$jobdir" LAVA='
+	'^make test-lava-server$|slow|tests/76-lava-server.t|make --no-print-directory lava-submit JOBS='
 )
 
 # check_readme FILE: prints one line per problem; nothing when every
