@@ -40,7 +40,7 @@ SUBDIRS := $(patsubst %/Makefile,%,$(wildcard workloads/Makefile analysis/Makefi
 
 .PHONY: help setup all kernels bench report regress rerun bench-locks \
 	bench-generator bench-noise bench-gate bench-matrix bench-analysis check-race test clean \
-	lava-jobs lava-submit lava-collect test-lava \
+	lava-jobs lava-submit lava-collect test-lava test-lava-server \
 	nightly bisect test-nightly test-kernels
 
 help:
@@ -74,6 +74,8 @@ help:
 	@echo '  lava-submit      JOBS=<job dir|files> [LAVA=<lavacli identity>]: submit, wait, collect'
 	@echo '  lava-collect     JOBS=<job ids|run-local dirs> [LAVA=]: finished jobs to a run directory'
 	@echo '  test-lava        a real lava-run of the smoke matrix and of a panicking job'
+	@echo '  test-lava-server a real lava-server and worker on loopback (root): the smoke'
+	@echo '                   matrix through lava-jobs, lava-submit and report (tests/76)'
 	@echo '  test             everything CI runs'
 	@echo '  clean            remove build outputs in the tree (not the kernel cache)'
 	@echo
@@ -193,6 +195,12 @@ lava-collect: all
 test-lava: all
 	@scripts/setup lava
 	@RLBENCH_LAVA=1 prove --exec '' $(if $(V),-v) tests/73-lava-run.t
+
+# A throwaway LAVA lab on this machine (runners/lava-server), its own
+# setup group: lava-server and PostgreSQL are installed for it alone.
+test-lava-server: all
+	@scripts/setup lava-server
+	@RLBENCH_LAVA_SERVER=1 prove --exec '' $(if $(V),-v) tests/76-lava-server.t
 
 check-race: all
 	@runners/check-race --accel $(ACCEL)

@@ -1,7 +1,7 @@
 #!/bin/bash
 # runners/lava jobs: one LAVA job per boot, in the run's balanced order,
 # each carrying its plan, that lava-run --validate accepts against the
-# device in configs/lava; a broken job is reported invalid; bad input
+# device in configs/lava and a server's strict job schema; a broken job is reported invalid; bad input
 # exits 2 and leaves nothing behind.  No kernel is built or booted: a
 # stand-in build directory gives the jobs their bzImage.
 . "$(dirname "$0")/lib/tap.sh"
@@ -9,7 +9,7 @@ make -s -C workloads >/dev/null || bail_out "rlwork does not build"
 if ! command -v lava-run >/dev/null; then
 	scripts/setup lava >&2 || { echo "1..0 # skip lava-dispatcher is not installed (scripts/setup lava)"; exit 0; }
 fi
-plan 15
+plan 16
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -69,6 +69,11 @@ like "$RC:$OUT" "^1:invalid: .*broken.yaml" "a job without its deploy target is 
 sed 's/^      pattern: .*//' "${jobs[0]}" >"$tmp/broken2.yaml"
 run runners/lava validate "$tmp/broken2.yaml"
 like "$RC:$OUT" "^1:invalid: " "a monitor without a pattern is invalid"
+# a context key lava-run lets pass and a server's job schema refuses
+# (as 2023.01 refused "cpus"; the CPUs go in extra_options)
+sed 's/^  arch: amd64/&\n  cpus: 2/' "${jobs[0]}" >"$tmp/broken3.yaml"
+run runners/lava validate "$tmp/broken3.yaml"
+like "$RC:$OUT" "^1:invalid: .*extra keys not allowed .*'cpus'" "a context key the server refuses is invalid"
 
 run runners/lava jobs --kernel nosuch --matrix smoke --out "$tmp/j2"
 like "$RC:$OUT" "^2:.*unknown KERNEL='nosuch'" "an unknown variant exits 2"

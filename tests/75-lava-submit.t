@@ -7,7 +7,7 @@
 # job ids, the device and its worker.
 . "$(dirname "$0")/lib/tap.sh"
 make -s -C workloads >/dev/null || bail_out "rlwork does not build"
-plan 10
+plan 11
 
 tmp=$(mktemp -d)
 rd=
@@ -73,6 +73,13 @@ rd2=$(echo "$OUT" | sed -n 's/^run: //p' | tail -1)
 is "$RC" 0 "make lava-collect JOBS=\"101 102\" LAVA=lab collects by id"
 is "$(jq -r '.status' "$rd2"/stock/p001-dio-i*.result.json 2>/dev/null | xargs)" "ok ok" "into a run of its own with both results"
 [ -n "$rd2" ] && [ "$rd2" != "$rd" ] && rm -rf "$rd2"
+# lavacli 1.2 answers a job the server's schema refuses with a message and exit 0.
+mkdir -p "$tmp/bin2"
+# shellcheck disable=SC2016  # $4 is the stand-in script's argument
+printf '#!/bin/sh\necho "Unable to submit $4: <Fault 400: \\"Problem with submitted job data: extra keys not allowed\\">"\n' >"$tmp/bin2/lavacli"
+chmod +x "$tmp/bin2/lavacli"
+PATH=$tmp/bin2:$PATH run runners/lava submit --identity lab "$tmp/jobs/01-stock-time-i1.yaml"
+like "$RC:$OUT" "^1:.*the server refused .*01-stock-time-i1.yaml: Unable to submit .*Fault 400" "a job the server refuses exits 1 with the server's reason, no job waited for"
 run runners/lava submit --identity lab "$tmp/res.json"
 like "$RC:$OUT" "^2:.*is not an rlbench job" "a file that is not an rlbench job is refused before anything is submitted"
 done_testing

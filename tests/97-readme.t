@@ -5,7 +5,7 @@
 # matches, or a row that matches no command, fails. The cheap commands run
 # here, through make as a user types them.
 . "$(dirname "$0")/lib/tap.sh"
-plan 17
+plan 18
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -66,6 +66,7 @@ rows=(
 	'^make lava-collect JOBS="[0-9 ]+" LAVA=|test|tests/75-lava-submit.t|make --no-print-directory lava-collect JOBS="101 102" LAVA=lab'
 	'^runners/lava run-local |slow|tests/73-lava-run.t|runners/lava run-local'
 	'^make lava-collect JOBS=/tmp/lava/|slow|tests/73-lava-run.t|runners/lava collect'
+	'^make test-lava-server$|slow|tests/76-lava-server.t|make --no-print-directory lava-submit JOBS='
 )
 
 # check_readme FILE: prints one line per problem; nothing when every
@@ -113,7 +114,7 @@ sed '/make bench-locks /d' README.md >"$tmp/r3.md"
 like "$(check_readme "$tmp/r3.md")" "row '\\^make bench-locks\\$' matches no README command" "a stale row is caught"
 
 # The slow targets the marks point to exist.
-for t in test-kernels test-nightly test-lava; do
+for t in test-kernels test-nightly test-lava test-lava-server; do
 	ok "$(grep -q "^$t:" Makefile; echo $?)" "make $t exists"
 done
 
