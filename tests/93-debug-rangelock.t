@@ -11,8 +11,8 @@
 # whose first bio ends inside a page the next bio starts in: an IO that
 # waited for its own polled bio would hang until the device timeout.
 # Then faults against direct writes whose completion is widened to 50 ms
-# (configs/debug-mmlock.matrix): a fault must wait for a write's range
-# without the mmap or VMA lock, or mprotect() of its mapping stalls.
+# (configs/debug-mmlock.matrix): no fault may wait for a direct write,
+# and mprotect() of the faulted mapping must not stall.
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/debug-poll.sh"
 . "$(dirname "$0")/lib/debug-mmlock.sh"

@@ -3,16 +3,16 @@
 # shared by tests/93 (rangelock) and tests/slow/98 (rwsem-range): call
 # after `run make ... MATRIX=debug-mmlock ...` with the variant; four tests.
 #
-# The faults must have waited for direct writes' ranges (fault p99 at
-# least a fifth of the widened write completion, or the point tested
-# nothing), and mprotect(), which waits for every fault in progress on the
-# mapping, must not have waited with them: under a quarter of its thread's
-# time in calls of half that completion or longer (shorter stalls come
-# from the host too: a vCPU thread preempted by a build on the host).  A
-# kernel whose faults wait for the range with the mmap or VMA lock held
-# stalls mprotect() most of the time: 67-76% of the run on rangelock and
-# 73-76% on rwsem-range with that wait put back; 1-6% as it is, 9% with
-# a kernel build running beside the guest.
+# No strategy takes the invalidate lock in direct IO, so the faults must
+# not wait for the direct writes whose completion the knob widens (fault
+# p99 under half that completion; 4.7 ms of 50 here on rangelock-debug,
+# where the series that took ranges around direct IO made faults wait
+# for them), and mprotect(), which waits for every fault in progress on
+# the mapping, must not stall: under a quarter of its thread's time in
+# calls of half that completion or longer (shorter stalls come from the
+# host too: a vCPU thread preempted by a build on the host).  A kernel
+# whose faults waited for a range with the mmap or VMA lock held stalled
+# mprotect() 67-76% of the run.
 debug_mmlock_checks() {
 	local v=$1 rd res failed delay_ns fault_p99 stalled
 	echo "$OUT" | tail -3 | sed 's/^/# /'
@@ -25,8 +25,8 @@ debug_mmlock_checks() {
 	grep -q "debugfs mapping_lock/dio_end_delay_us = $((delay_ns / 1000))" "$rd/$v"/console-boot*.log
 	ok $? "... with the write completion widened to $((delay_ns / 1000000)) ms in the guest"
 	fault_p99=$(jq '.ops[] | select(.name == "fault") | .lat_ns.percentiles["99"]' "${res[0]}")
-	ok "$([ "${fault_p99:-0}" -ge $((delay_ns / 5)) ]; echo $?)" \
-		"... the faults waited for the writes' ranges (fault p99 ${fault_p99:-none} ns >= $((delay_ns / 5)))"
+	ok "$([ -n "$fault_p99" ] && [ "$fault_p99" -lt $((delay_ns / 2)) ]; echo $?)" \
+		"... the faults did not wait for the writes' completions (fault p99 ${fault_p99:-none} ns < $((delay_ns / 2)))"
 	# The share of the run that mprotect spent in calls of delay/2 or
 	# more, from the latency buckets (docs/formats.md: a bucket's middle).
 	# shellcheck disable=SC2016  # $rt, $ns, $min are jq variables
