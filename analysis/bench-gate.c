@@ -5,14 +5,19 @@
  * change of 0, 0.5, 0.75, 1 and 2 times the threshold at every point: the
  * share of runs the gate FAILs and PASSes in time mode (CV 1%, 3%, 10%;
  * 3 and 10 boots a side, and the sequential rule from 3 up to 10) and in
- * cost mode (CV 0.01% to 0.1%, 3 boots); and the boots an A/A comparison
- * needs to PASS when the sequential rule may go past 10.
+ * cost mode (CV 0.01% to 0.1%, 3 boots), each also with the points' noise
+ * spread from one CV to a much larger one; and the boots an A/A comparison
+ * needs to PASS, and a change of 2x the threshold to FAIL, when the
+ * sequential rule may go past 10.
  *
  *     analysis/bench-gate [--trials N] [--points P] [--seed S]
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <gsl/gsl_cdf.h>
 
 #include "rlstat.h"
 
@@ -43,47 +48,76 @@ static void cell(struct ocsim *s, int n0, int nmax, unsigned long seed,
 		printf(" %5.2f", r.iters);
 }
 
+/*
+ * The noise of a row: one CV at every point, or (last > cv) the points'
+ * own noise spread geometrically from cv to last, as real runs are (a
+ * direct read steady, a fault/punch race not), so a gate that pools the
+ * points' variances shows what it does to the noisy ones.
+ */
+struct noise {
+	double cv, last;
+};
+
+static void noise_label(const struct noise *n, int width)
+{
+	char buf[32];
+
+	if (n->last > n->cv)
+		snprintf(buf, sizeof(buf), "%g-%g%%", n->cv * 100,
+			 n->last * 100);
+	else
+		snprintf(buf, sizeof(buf), "%g%%", n->cv * 100);
+	printf("%*s", width, buf);
+}
+
 static void time_mode(struct ocsim *s, unsigned long seed, int trials)
 {
-	static const double cvs[] = { 0.01, 0.03, 0.10 };
+	static const struct noise cvs[] = {
+		{ 0.01, 0 }, { 0.03, 0 }, { 0.10, 0 }, { 0.01, 0.30 } };
 	unsigned c, e;
 
 	printf("\nTime mode, the change at every point:\n"
-	       "   CV  change  x thr |  N=3: fail  pass | N=10: fail  pass |"
+	       "     CV  change  x thr |  N=3: fail  pass | N=10: fail  pass |"
 	       "  seq: fail  pass iters\n");
 	for (c = 0; c < sizeof(cvs) / sizeof(cvs[0]); c++)
 		for (e = 0; e < NFRAC; e++) {
-			s->cv = cvs[c];
+			s->cv = cvs[c].cv;
+			s->cv_last = cvs[c].last;
 			s->effect = effect_of(s, fracs[e]);
-			printf("%4.0f%% %6.2f%% %5.2f", cvs[c] * 100,
-			       s->effect * 100, fracs[e]);
+			noise_label(&cvs[c], 7);
+			printf(" %6.2f%% %5.2f", s->effect * 100, fracs[e]);
 			seed += 10;
 			cell(s, 3, 3, seed, trials, false);
 			cell(s, 10, 10, seed + 1, trials, false);
 			cell(s, 3, 10, seed + 2, trials, true);
 			putchar('\n');
 		}
+	s->cv_last = 0;
 }
 
 static void cost_mode(struct ocsim *s, unsigned long seed, int trials)
 {
-	static const double cvs[] = { 0.0001, 0.0003, 0.001 };
+	static const struct noise cvs[] = {
+		{ 0.0001, 0 }, { 0.0003, 0 }, { 0.001, 0 }, { 0.0001, 0.005 } };
 	unsigned c, e;
 
 	s->cost = true;
 	printf("\nCost mode (insn/op, threshold %g%%), the change at every "
-	       "point:\n     CV insn/op  x thr |  N=3: fail  pass\n",
+	       "point:\n          CV insn/op  x thr |  N=3: fail  pass\n",
 	       s->gt.cost_threshold_pct);
 	for (c = 0; c < sizeof(cvs) / sizeof(cvs[0]); c++)
 		for (e = 0; e < NFRAC; e++) {
-			s->cv = cvs[c];
+			s->cv = cvs[c].cv;
+			s->cv_last = cvs[c].last;
 			s->effect = effect_of(s, fracs[e]);
-			printf("%6.2f%% %+6.3f%% %5.2f", cvs[c] * 100,
+			noise_label(&cvs[c], 12);
+			printf(" %+6.3f%% %5.2f",
 			       fracs[e] * s->gt.cost_threshold_pct, fracs[e]);
 			cell(s, 3, 3, seed += 10, trials, false);
 			putchar('\n');
 		}
 	s->cost = false;
+	s->cv_last = 0;
 }
 
 /* A/A with the sequential rule allowed past 10 boots a side. */
@@ -103,6 +137,39 @@ static void boots_needed(struct ocsim *s, unsigned long seed, int trials)
 			cell(s, 3, maxes[k], seed += 10, trials, true);
 			putchar('\n');
 		}
+}
+
+/*
+ * A true change of twice the threshold at CV 3%, the sequential rule
+ * allowed past 10 boots. "bound": the power at that many boots a side of
+ * the best level-alpha test this model allows, a z-test with the
+ * variance known, of the mean over every point against the threshold
+ * (the change is the same at every point, and the boot-level offset
+ * shared by every point does not average out over points), so no rule
+ * per point, no pooling and no correction can do better.
+ */
+static void power_needed(struct ocsim *s, unsigned long seed, int trials)
+{
+	static const int maxes[] = { 10, 20, 30, 50 };
+	double thr = -log(1 - s->gt.threshold_pct / 100);
+	unsigned k;
+
+	s->cv = 0.03;
+	s->effect = effect_of(s, 2);
+	printf("\nA change of 2x the threshold (%.2f%%) at CV %g%%, sequential "
+	       "from 3 boots:\n   CV   max |        fail  pass iters  bound\n",
+	       s->effect * 100, s->cv * 100);
+	for (k = 0; k < sizeof(maxes) / sizeof(maxes[0]); k++) {
+		double v = s->cv * s->cv * (s->boot_share +
+			   (1 - s->boot_share) / s->points);
+		double se = sqrt(2 * v / maxes[k]);
+		double z = gsl_cdf_ugaussian_Pinv(1 - s->gt.alpha);
+
+		printf("%4.0f%% %5d", s->cv * 100, maxes[k]);
+		cell(s, 3, maxes[k], seed += 10, trials, true);
+		printf("  %5.3f\n", gsl_cdf_ugaussian_Q(
+			       z - (-log(1 + s->effect) - thr) / se));
+	}
 }
 
 int main(int argc, char **argv)
@@ -144,5 +211,6 @@ int main(int argc, char **argv)
 	time_mode(&s, seed, trials);
 	cost_mode(&s, seed + 1000, trials);
 	boots_needed(&s, seed + 2000, trials);
+	power_needed(&s, seed + 3000, trials);
 	return 0;
 }

@@ -49,7 +49,7 @@ static double worse_pct(double r, bool hib)
 }
 
 static void log_compare(struct cmp *c, double alpha, double thr,
-			double level, bool hib)
+			double level, bool hib, const struct var_prior *prior)
 {
 	double *la = logs(c->a), *lb = logs(c->b), tq, r, ub;
 	double fa = metric_floor(c->a, true), fb = metric_floor(c->b, true);
@@ -62,8 +62,8 @@ static void log_compare(struct cmp *c, double alpha, double thr,
 	c->pct = (c->vb / c->va - 1) * 100;
 	c->abs = c->vb - c->va;
 	c->limit = thr;
-	stat_welch_floor(la, c->a->nvals, lb, c->b->nvals, fa, fb, alpha,
-			 &c->w);
+	stat_welch_prior(la, c->a->nvals, lb, c->b->nvals, fa, fb, alpha,
+			 prior, &c->w);
 	free(la);
 	free(lb);
 	if (!c->w.valid)
@@ -127,11 +127,12 @@ static void lin_compare(struct cmp *c, double alpha, double thr,
 /*
  * alpha: the two-sided CI is 1 - alpha, the one-sided upper bound of the
  * regression 1 - alpha; thr_pct: the threshold; level: the one-sided
- * level the decision uses, for the MDE.
+ * level the decision uses, for the MDE; prior: the variance prior of
+ * the metric's log (NULL: each side's own variance).
  */
 void cmp_compute(struct cmp *c, const struct group_metric *a,
 		 const struct group_metric *b, double alpha, double thr_pct,
-		 double level)
+		 double level, const struct var_prior *prior)
 {
 	bool hib = a->def->higher_is_better;
 
@@ -143,7 +144,7 @@ void cmp_compute(struct cmp *c, const struct group_metric *a,
 	c->logscale = a->def->kind != MK_COUNTER && !a->def->linear &&
 		      !b->def->linear && all_positive(a) && all_positive(b);
 	if (c->logscale)
-		log_compare(c, alpha, thr_pct, level, hib);
+		log_compare(c, alpha, thr_pct, level, hib, prior);
 	else
 		lin_compare(c, alpha, thr_pct, level, hib);
 	c->worse = hib ? c->vb < c->va : c->vb > c->va;

@@ -279,10 +279,61 @@ const char *gate_label(const struct gitem *x)
 	return verdict_name(x->v);
 }
 
+/* The sample variance of a side's logs, or NaN when a value is not > 0. */
+static double log_variance(const struct group_metric *g)
+{
+	double sum = 0, ss = 0, mean;
+	int i;
+
+	if (g->nvals < 2)
+		return NAN;
+	for (i = 0; i < g->nvals; i++) {
+		if (!(g->vals[i] > 0))
+			return NAN;
+		sum += log(g->vals[i]);
+	}
+	mean = sum / g->nvals;
+	for (i = 0; i < g->nvals; i++)
+		ss += (log(g->vals[i]) - mean) * (log(g->vals[i]) - mean);
+	return ss / (g->nvals - 1);
+}
+
+/*
+ * Cost mode's cells count one kind of noise (a few instructions a boot
+ * spends on timer ticks and the like), so their variances are moderated
+ * towards one prior fitted over every gated cell, both sides: three
+ * boots a side then test with the run's degrees of freedom, not four
+ * (prior.c). A cell noisier than the rest keeps most of its own.
+ */
+static void cost_prior(const struct gitem *it, int m, struct var_prior *p)
+{
+	double *s2 = xcalloc(2 * m + 1, sizeof(*s2));
+	double *df = xcalloc(2 * m + 1, sizeof(*df));
+	int i, n = 0;
+
+	for (i = 0; i < m; i++) {
+		const struct group_metric *side[2] = {
+			&it[i].ga->m[it[i].mi], &it[i].gb->m[it[i].mi] };
+		int k;
+
+		if (!is_cost(&it[i]) || it[i].fam != FAM_PRIMARY)
+			continue;
+		for (k = 0; k < 2; k++) {
+			s2[n] = log_variance(side[k]);
+			df[n] = side[k]->nvals - 1;
+			n += !isnan(s2[n]);
+		}
+	}
+	stat_var_prior(s2, df, n, p);
+	free(s2);
+	free(df);
+}
+
 /* it[].ga, gb, mi set by the caller; fills in everything else. */
 void gate_run(const struct gate *gt, struct gitem *it, int m)
 {
 	int i, k, fam, size[4] = { 0 };
+	struct var_prior prior;
 
 	for (i = 0; i < m; i++) {
 		it[i].fam = metric_family(it[i].gb->pt, it[i].mi);
@@ -293,6 +344,7 @@ void gate_run(const struct gate *gt, struct gitem *it, int m)
 		    it[i].gb->m[it[i].mi].nvals >= 3)
 			size[it[i].fam]++;
 	}
+	cost_prior(it, m, &prior);
 	for (i = 0; i < m; i++) {
 		struct gitem *x = &it[i];
 		double af = family_alpha(gt, x->fam), w = item_weight(gt, x);
@@ -303,7 +355,8 @@ void gate_run(const struct gate *gt, struct gitem *it, int m)
 			x->level = af * w / k;
 		cmp_compute(&x->c, &x->ga->m[x->mi], &x->gb->m[x->mi],
 			    gt->alpha, gate_threshold(gt, x->gb->pt, x->fam),
-			    gt->no_mde ? NAN : x->level);
+			    gt->no_mde ? NAN : x->level,
+			    is_cost(x) && x->fam == FAM_PRIMARY ? &prior : NULL);
 		/* a PASS seen at one of several looks: its bound spent too */
 		if (item_seq(gt, x))
 			cmp_bound(&x->c, gt->alpha * w);

@@ -76,11 +76,16 @@ static void setup(struct ocrun *o, int npts, bool cost)
  * cost mode insn/op, which moves against the rate.
  */
 static void draw(const struct ocsim *s, gsl_rng *rng, struct ocrun *x,
-		 int v, int i, double boot, bool planted)
+		 int p, int v, int i, double boot, bool planted)
 {
-	double sw = s->cv * sqrt(1 - s->boot_share);
 	double scale = 1 + (v && planted ? s->effect : 0);
-	double rate = 20000 * scale * boot * (1 + gsl_ran_gaussian(rng, sw));
+	double cv = s->cv, sw, rate;
+
+	/* the boot's offset stays that of s->cv; the point's own grows */
+	if (s->cv_last > s->cv && s->points > 1)
+		cv *= pow(s->cv_last / s->cv, (double)p / (s->points - 1));
+	sw = sqrt(cv * cv - s->boot_share * s->cv * s->cv);
+	rate = 20000 * scale * boot * (1 + gsl_ran_gaussian(rng, sw));
 
 	x->vals[v][0][i] = s->cost ? 1e9 / rate : rate;
 	x->vals[v][1][i] = 1e5 / scale / boot *
@@ -121,7 +126,7 @@ void oc_run(const struct ocsim *s, unsigned long seed, int trials,
 			o[p].n = 0;
 			for (i = 0; i < s->nmax; i++)
 				for (v = 0; v < 2; v++)
-					draw(s, rng, &o[p], v, i, boot[v][i],
+					draw(s, rng, &o[p], p, v, i, boot[v][i],
 					     s->all_points || !p);
 		}
 		for (p = 0; p < s->points; p++)

@@ -247,7 +247,10 @@ static void header(FILE *f, const struct rctx *x)
 "unsuited: a cost-mode cell the gate leaves out: its ops run in threads\n"
 "of their own (roles sharing the vCPUs: each op is charged the others'\n"
 "instructions and their waits) or its boots differ by more than %g%%;\n"
-"either way not one op's instruction path.\n", COST_SUITED_CV * 100);
+"either way not one op's instruction path.\n"
+"Cost mode's gate moderates each cell's variance towards one fitted\n"
+"over the run's cells (empirical Bayes, analysis/README.md).\n",
+			COST_SUITED_CV * 100);
 }
 
 /* Mail clients and diff both dislike trailing blanks. */

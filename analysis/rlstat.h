@@ -44,6 +44,20 @@ int stat_welch(const double *a, int na, const double *b, int nb,
 int stat_welch_floor(const double *a, int na, const double *b, int nb,
 		     double floor_a, double floor_b, double alpha,
 		     struct welch *w);
+/*
+ * A prior of many metrics' variances and the moderated variance of one
+ * (prior.c): d0 = 0 means none, INFINITY one variance shared by all.
+ */
+struct var_prior {
+	double d0, s02;
+	double dfmax;		/* the moderated df never exceed the pool's */
+};
+int stat_var_prior(const double *s2, const double *df, int n,
+		   struct var_prior *p);
+double stat_var_moderate(const struct var_prior *p, double s2, double *df);
+int stat_welch_prior(const double *a, int na, const double *b, int nb,
+		     double floor_a, double floor_b, double alpha,
+		     const struct var_prior *prior, struct welch *w);
 double stat_nct_sf(double t, double df, double ncp);
 double stat_power(double effect, double se, double df, double level);
 double stat_mde(double se, double df, double level, double power);
@@ -221,7 +235,7 @@ struct cmp {
 
 void cmp_compute(struct cmp *c, const struct group_metric *a,
 		 const struct group_metric *b, double alpha, double thr_pct,
-		 double level);
+		 double level, const struct var_prior *prior);
 void cmp_bound(struct cmp *c, double alpha);
 void cmp_lower(struct cmp *c, double level);
 double metric_scale(const struct metric_def *d, const char **unit);
@@ -341,6 +355,8 @@ int next_main(int argc, char **argv);
 struct ocsim {
 	int points;		/* points in the matrix, one candidate variant */
 	double cv;		/* per-boot CV of the main rate, all sources */
+	double cv_last;		/* > cv: the points' own noise spreads
+				 * geometrically up to this CV at the last */
 	double boot_share;	/* of its variance: the boot's shared offset */
 	double p99_mult;	/* per-boot CV of p99 over that of the rate */
 	double effect;		/* candidate's rate change, e.g. -0.05 */

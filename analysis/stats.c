@@ -106,7 +106,20 @@ int stat_welch_floor(const double *a, int na, const double *b, int nb,
 		     double floor_a, double floor_b, double alpha,
 		     struct welch *w)
 {
-	double ma, mb, va, vb, qa, qb, tq;
+	return stat_welch_prior(a, na, b, nb, floor_a, floor_b, alpha, NULL,
+				w);
+}
+
+/*
+ * The same with each side's sample variance moderated by @prior (NULL:
+ * none, see prior.c) before its floor applies; the Welch-Satterthwaite
+ * degrees of freedom then use each side's moderated ones.
+ */
+int stat_welch_prior(const double *a, int na, const double *b, int nb,
+		     double floor_a, double floor_b, double alpha,
+		     const struct var_prior *prior, struct welch *w)
+{
+	double ma, mb, va, vb, qa, qb, tq, da = na - 1, db = nb - 1;
 
 	memset(w, 0, sizeof(*w));
 	w->p = w->p_less = w->p_greater = NAN;
@@ -114,8 +127,10 @@ int stat_welch_floor(const double *a, int na, const double *b, int nb,
 		return -1;
 	ma = gsl_stats_mean(a, 1, na);
 	mb = gsl_stats_mean(b, 1, nb);
-	va = fmax(gsl_stats_variance_m(a, 1, na, ma), floor_a);
-	vb = fmax(gsl_stats_variance_m(b, 1, nb, mb), floor_b);
+	va = stat_var_moderate(prior, gsl_stats_variance_m(a, 1, na, ma), &da);
+	vb = stat_var_moderate(prior, gsl_stats_variance_m(b, 1, nb, mb), &db);
+	va = fmax(va, floor_a);
+	vb = fmax(vb, floor_b);
 	qa = va / na;
 	qb = vb / nb;
 	w->valid = true;
@@ -130,8 +145,7 @@ int stat_welch_floor(const double *a, int na, const double *b, int nb,
 		w->ci_lo = w->ci_hi = w->diff;
 		return 0;
 	}
-	w->df = (qa + qb) * (qa + qb) /
-		(qa * qa / (na - 1) + qb * qb / (nb - 1));
+	w->df = (qa + qb) * (qa + qb) / (qa * qa / da + qb * qb / db);
 	w->t = w->diff / w->se;
 	w->p = 2 * gsl_cdf_tdist_Q(fabs(w->t), w->df);
 	if (w->p > 1)

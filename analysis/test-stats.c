@@ -244,6 +244,56 @@ static void test_floor(void)
 	   "rounding variance q^2/12 of each value");
 }
 
+/*
+ * The variance prior (Smyth 2004) recovers what drew the variances: one
+ * variance for all (d0 infinite or large, s0^2 the variance), or
+ * variances themselves drawn from a scaled inverse chi-square with d0 = 4;
+ * a moderated variance lies between its own and the prior's, with df
+ * capped at the pool's.
+ */
+static void test_prior(void)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	enum { N = 4000 };
+	static double s2[N], df[N];
+	struct var_prior p;
+	double v, d;
+	int i;
+
+	gsl_rng_set(rng, 7);
+	for (i = 0; i < N; i++) {
+		df[i] = 2;
+		s2[i] = 3.0 * gsl_ran_chisq(rng, 2) / 2;
+	}
+	stat_var_prior(s2, df, N, &p);
+	ok(near(p.s02, 3.0, 0.2) && p.d0 > 100 && p.dfmax == 2 * N,
+	   "one variance for all: s0^2 %.3f (3), d0 %g (large or inf)",
+	   p.s02, p.d0);
+	for (i = 0; i < N; i++) {
+		double sigma2 = 4 * 3.0 / gsl_ran_chisq(rng, 4);
+
+		s2[i] = sigma2 * gsl_ran_chisq(rng, 2) / 2;
+	}
+	stat_var_prior(s2, df, N, &p);
+	ok(p.d0 > 3 && p.d0 < 5.5 && near(p.s02, 3.0, 0.3),
+	   "variances drawn from s0^2 3, d0 4: s0^2 %.3f, d0 %.2f",
+	   p.s02, p.d0);
+	d = 2;
+	v = stat_var_moderate(&p, 30, &d);
+	ok(v > p.s02 && v < 30 && near(d, p.d0 + 2, 1e-12),
+	   "a variance 10x the prior's is moderated to %.2f, df %.2f", v, d);
+	p.d0 = INFINITY;
+	p.dfmax = 12;
+	d = 2;
+	v = stat_var_moderate(&p, 30, &d);
+	ok(v == p.s02 && d == 12, "d0 infinite: the prior's variance, df "
+	   "capped at the pool's (%g)", d);
+	ok(stat_var_prior(s2, df, 2, &p) < 0 && p.d0 == 0 &&
+	   stat_var_moderate(&p, 30, &d) == 30,
+	   "two variances: no prior, each keeps its own");
+	gsl_rng_free(rng);
+}
+
 int main(void)
 {
 	test_descriptive();
@@ -251,6 +301,7 @@ int main(void)
 	test_edges();
 	test_power();
 	test_floor();
+	test_prior();
 	printf("1..%d\n", ntest);
 	return nfail ? 1 : 0;
 }
