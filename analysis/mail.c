@@ -263,6 +263,18 @@ static void item_text(FILE *f, const struct hist *h, const struct mitem *x)
  * Gated metrics shown worse but not past the threshold: real, allowed,
  * listed so that they are seen, and no part of the exit code.
  */
+static int count_worse(const struct hist *h, int ni)
+{
+	int i, k, n = 0;
+
+	for (i = 0; i < h->ns; i++) {
+		const struct hval *v = at_night(&h->s[i], ni, &k);
+
+		n += v && v->verdict && strstr(v->verdict, ", worse");
+	}
+	return n;
+}
+
 static void worse_within(FILE *f, const struct hist *h, int ni)
 {
 	int i, k, n = 0;
@@ -285,7 +297,7 @@ int mail_write(FILE *f, const struct hist *h, int ni, double thr,
 	       const char *db, const struct cp_opts *o)
 {
 	const struct hnight *n = &h->nights[ni];
-	int nfail, ncp, ninc, nitems, i, r;
+	int nfail, ncp, ninc, nitems, i, r, nworse = count_worse(h, ni);
 	struct mitem *it = collect(h, ni, o, &nfail, &ncp, &ninc);
 	const char *ref = NULL;
 	char *t;
@@ -301,6 +313,10 @@ int mail_write(FILE *f, const struct hist *h, int ni, double thr,
 	else if (n->failed)
 		t = xasprintf("Subject: [rlbench] %d failed point(s) (commit "
 			      "%s)", n->failed, hist_short(n->kcommit));
+	else if (nworse)
+		t = xasprintf("Subject: [rlbench] %s, %d metric(s) worse "
+			      "within threshold (commit %s)", n->verdict,
+			      nworse, hist_short(n->kcommit));
 	else
 		t = xasprintf("Subject: [rlbench] %s, no change (commit %s)",
 			      n->verdict, hist_short(n->kcommit));
@@ -310,11 +326,13 @@ int mail_write(FILE *f, const struct hist *h, int ni, double thr,
 	r = outcome(h, ni, it, nitems, ninc);
 	last_outcome = r;
 	if (!nitems && !n->failed && r == 0) {
-		t = xasprintf("All clear: night %s (kernel %s %s, %s mode on "
+		t = xasprintf("%s: night %s (kernel %s %s, %s mode on "
 			      "%s) %s%s%s, no point failed, and the history "
 			      "of %d night(s) shows no new change point "
 			      "(E-Divisive means, significance %g, shifts of "
-			      "%g%% and more).", n->night, n->ksource,
+			      "%g%% and more).", nworse ? "No regression past "
+			      "the threshold" : "All clear", n->night,
+			      n->ksource,
 			      hist_short(n->kcommit), n->modes,
 			      n->host ? n->host : "this machine",
 			      n->ref ? "is within the gate's " : "is the first "

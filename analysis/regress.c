@@ -131,12 +131,15 @@ static void print_item(const struct gitem *x)
 		       c->w.ci_lo * sc, c->w.ci_hi * sc, c->ub * sc);
 	printf(", p=%.3g one-sided (%s %.3g)", c->p_worse,
 	       x->fam == FAM_OTHER ? "uncorrected" : "corrected", x->padj);
+	/* the lower bound of the regression; below zero it bounds a gain */
 	if (c->logscale)
-		printf(", at least %.2f%% worse at level %.2g", c->lb,
-		       x->level);
+		printf(", at %s %.2f%% %s at level %.2g",
+		       c->lb >= 0 ? "least" : "most", fabs(c->lb),
+		       c->lb >= 0 ? "worse" : "better", x->level);
 	else
-		printf(", at least %.4g worse at level %.2g", c->lb * sc,
-		       x->level);
+		printf(", at %s %.4g %s at level %.2g",
+		       c->lb >= 0 ? "least" : "most", fabs(c->lb) * sc,
+		       c->lb >= 0 ? "worse" : "better", x->level);
 	if (x->fam != FAM_OTHER && x->worse && x->v != V_FAIL)
 		printf(x->v == V_PASS ? ", worse, within threshold" :
 		       ", worse, not shown past the threshold");

@@ -96,6 +96,14 @@ setv W2 "$rate" 990 991 989
 run $R regress "$tmp/W1" "$tmp/W2"
 [ "$RC" = 0 ] && [[ $OUT == *"PASS stock p000-dio"*"read.ops_per_s"*"-1.00%, worse,"*", worse, within threshold"* ]]
 ok $? "a real 1% slowdown (2% threshold) is worse, within threshold: PASS, exit $RC"
+[[ $OUT == *"PASS stock p000-dio"*"read.ops_per_s"*", at least 0."*"% worse at level"* ]]
+ok $? "its lower bound is said as \"at least x% worse\""
+setv W2 "$rate" 1001 1002 1000
+run $R regress "$tmp/W1" "$tmp/W2" -v
+[ "$RC" = 0 ] && [[ $OUT == *"PASS stock p000-dio"*"read.ops_per_s"*", at most "*"% better at level"* ]] &&
+	[[ $OUT != *"at least -"* ]]
+ok $? "a lower bound below zero is said as \"at most x% better\", never \"at least -x% worse\""
+setv W2 "$rate" 990 991 989
 # -2.2% with a CI reaching -0.4%: the interval crosses the threshold
 setv W1 "$rate" 1000 1010 990
 setv W3 "$rate" 978 988 968

@@ -134,4 +134,8 @@ run "$R" history mail "$tmp/w/20261102-c2" --db "$tmp/w.sqlite"
 m=$(cat "$tmp/w/20261102-c2/report-mail.txt")
 [ "$RC" = 0 ] && [[ $m == *"rangelock p000-dio"*"+0.1"*"%"*"worse,"*"within threshold (gate PASS)"* ]]
 ok $? "a 0.1% insn/op rise: the mail says worse, within threshold; exit $RC"
+like "$(head -1 <<<"$m")" '^Subject: \[rlbench\] PASS, [0-9]+ metric\(s\) worse within threshold' \
+	"its subject says so, not \"no change\""
+like "$(sed -n 3p <<<"$m")" '^No regression past the threshold: night ' \
+	"and its first line is not \"All clear\""
 done_testing
