@@ -407,6 +407,19 @@ static const char *check_head(json_t *doc, bool *failed)
 	    !json_is_string(json_object_get(k, "release")))
 		return "kernel needs release (string), variant and strategy "
 		       "(string or null)";
+	v = json_object_get(k, "features");
+	if (v && !json_is_null(v)) {
+		size_t i;
+		json_t *w;
+
+		if (!json_is_array(v))
+			return "kernel.features is not an array of strings "
+			       "or null";
+		json_array_foreach(v, i, w)
+			if (!json_is_string(w))
+				return "kernel.features is not an array of "
+				       "strings or null";
+	}
 	v = json_object_get(doc, "env");
 	if (!json_is_object(v))
 		return "env is not an object";

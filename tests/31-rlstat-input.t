@@ -3,7 +3,7 @@
 # name and the reason, exit 2, never skipped.
 . "$(dirname "$0")/lib/tap.sh"
 [ -x analysis/rlstat ] || make -s -C analysis >/dev/null || exit 2
-plan 39
+plan 41
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -28,6 +28,10 @@ bad "failed without error" '.status = "failed"' 'error is not a string'
 bad "iteration 0" '.iteration = 0' 'iteration is not an integer in 1\.\.2147483647'
 bad "params with an object value" '.params.x = {}' 'params.x is not'
 bad "kernel without release" 'del(.kernel.release)' 'kernel needs release'
+bad "kernel.features not strings" '.kernel.features = [1]' 'kernel.features is not an array of strings or null'
+jq -c '.kernel.features = ["shared-alloc-dio", "fault-retry"]' "$good" >"$tmp/feat.json"
+run $R validate "$tmp/feat.json"
+is "$RC" 0 "kernel.features, an array of words, validates"
 bad "empty ops" '.ops = []' 'ops is not a non-empty array'
 bad "negative ops_per_s" '.ops[0].ops_per_s = -1' 'ops_per_s is not a number >= 0'
 bad "missing metrics" 'del(.metrics)' 'metrics is not a non-empty array'

@@ -3,7 +3,7 @@
 # strategy, and runs the smoke matrix; a kernel whose marker is not the one
 # asked for is refused.
 . "$(dirname "$0")/lib/tap.sh"
-plan 8
+plan 9
 
 run runners/run bench --kernel rangelock --matrix smoke --baseline none --name variant-rangelock
 echo "$OUT" | tail -5 | sed 's/^/# /'
@@ -11,6 +11,7 @@ rd=$(echo "$OUT" | sed -n 's/^run: //p' | tail -1)
 is "$RC" 0 "every smoke point passed on rangelock"
 res=("$rd"/rangelock/*.result.json)
 is "$(jq -r .kernel.strategy "${res[0]}")" rangelock "the guest reports the rangelock strategy"
+is "$(jq -c .kernel.features "${res[0]}")" "[]" "and no features: the default variants carry none"
 like "$(jq -r .kernel.release "${res[0]}")" "^6\.12\.[0-9]+-rl-rangelock$" "its release names the variant"
 is "$(jq -s 'map(.verify.errors) | add' "${res[@]}")" 0 "the oracle found no data errors"
 grep -q '^rlbench: guest up .* strategy=rangelock ' "$rd"/rangelock/console-boot*.log

@@ -169,15 +169,40 @@ static json_t *read_strategy(void)
 	return n ? json_string(buf) : json_null();
 }
 
+/*
+ * The features the kernel was built with, as it prints them (0013): an
+ * array of words; null on a kernel without the file (stock 6.12, a host
+ * kernel), which has none the suite knows of.
+ */
+static json_t *read_features(void)
+{
+	char buf[256], *tok, *save;
+	FILE *f = fopen("/sys/kernel/mapping_lock/features", "r");
+	json_t *a;
+	size_t n;
+
+	if (!f)
+		return json_null();
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	a = json_array();
+	for (tok = strtok_r(buf, " \t\n", &save); tok;
+	     tok = strtok_r(NULL, " \t\n", &save))
+		json_array_append_new(a, json_string(tok));
+	return a;
+}
+
 static json_t *kernel_json(const struct rl_run *r)
 {
 	struct utsname u;
 
 	uname(&u);
-	return json_pack("{s:o, s:s, s:o}",
+	return json_pack("{s:o, s:s, s:o, s:o}",
 			 "variant", r->o.variant ? json_string(r->o.variant) :
 						   json_null(),
-			 "release", u.release, "strategy", read_strategy());
+			 "release", u.release, "strategy", read_strategy(),
+			 "features", read_features());
 }
 
 static json_t *kv_value(const char *s)
