@@ -88,6 +88,22 @@ kl_markers() {
 	echo "$s $marks"
 }
 
+# kl_allows NAME LIST: does an entry of LIST (a matrix's `variants`)
+# have NAME's strategy and no feature NAME lacks?  A matrix names the
+# features its knobs need; a kernel with more of them runs it too.
+kl_allows() {
+	local e f ok
+	for e in $2; do
+		[ "${e%%+*}" = "${1%%+*}" ] || continue
+		ok=1
+		for f in $(tr + ' ' <<<"${e#"${e%%+*}"}"); do
+			[[ "$1+" == *"+$f+"* ]] || ok=0
+		done
+		[ $ok = 1 ] && return 0
+	done
+	return 1
+}
+
 # kl_names LIST [WHAT]: set KL_NAMES to the names of a comma-separated
 # KERNEL= list, each in its one spelling, each once; exit 2 (die) on a
 # bad one.  `all` is the rows of kernels/variants (no added features).

@@ -9,7 +9,7 @@ make -s -C workloads >/dev/null || bail_out "rlwork does not build"
 if ! command -v lava-run >/dev/null; then
 	scripts/setup lava >&2 || { echo "1..0 # skip lava-dispatcher is not installed (scripts/setup lava)"; exit 0; }
 fi
-plan 16
+plan 18
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -75,6 +75,20 @@ sed 's/^  arch: amd64/&\n  cpus: 2/' "${jobs[0]}" >"$tmp/broken3.yaml"
 run runners/lava validate "$tmp/broken3.yaml"
 like "$RC:$OUT" "^1:invalid: .*extra keys not allowed .*'cpus'" "a context key the server refuses is invalid"
 
+# A variant with a feature: its name in one spelling, its markers asked
+# of the guest as runners/run asks them.
+v=stock+shared-alloc-dio
+mkdir -p "$tmp/k/$v/arch/x86/boot" "$tmp/k/$v/include/config"
+echo "bzImage of $v" >"$tmp/k/$v/arch/x86/boot/bzImage"
+echo "6.12.0-rl-$v" >"$tmp/k/$v/include/config/kernel.release"
+echo "CONFIG_EXT4_DIO_WRITE_SHARED=y" >"$tmp/k/$v/.config"
+run runners/lava jobs --kernel "$v" --baseline none --matrix smoke --iterations 1 --out "$tmp/jf"
+jf=("$tmp"/jf/[0-9]*.yaml)
+[ "$RC" = 0 ] && [ "${#jf[@]}" = 1 ] && [[ ${jf[0]} == *"-$v-time-i1.yaml" ]] &&
+	grep -m1 'image_arg: "-kernel' "${jf[0]}" | grep -q ' rlbench.strategy=stock rlbench.features=shared-alloc-dio '
+ok $? "KERNEL=$v: one job that asks the guest for the stock strategy and the feature's marker"
+run runners/lava jobs --kernel stock+nosuch --matrix smoke --out "$tmp/j2"
+like "$RC:$OUT" "^2:.*unknown feature 'nosuch'" "an unknown feature exits 2"
 run runners/lava jobs --kernel nosuch --matrix smoke --out "$tmp/j2"
 like "$RC:$OUT" "^2:.*unknown KERNEL='nosuch'" "an unknown variant exits 2"
 run runners/lava jobs --kernel stock --matrix smoke --iterations auto --out "$tmp/j2"

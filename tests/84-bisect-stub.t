@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 [ -x analysis/rlstat ] && [ -x analysis/rlsynth ] || make -s -C analysis >/dev/null || exit 2
 make -s -C workloads >/dev/null 2>&1 || exit 2
-plan 10
+plan 12
 
 tmp=$(mktemp -d)
 mkdir -p results/bisect
@@ -44,11 +44,12 @@ while [ $# -gt 0 ]; do
 	shift 2
 done
 cost=$(cat "${k%/arch/x86/boot/bzImage}/cost")
+v=${k%/arch/x86/boot/bzImage} v=${v##*/}	# the build's name, the variant's
 echo "$cost" >>"$STUB/boots.log"
 mkdir -p "$out"
 while read -r key iter _; do
-	jq --argjson c "$cost" --argjson i "$iter" \
-		'.iteration = $i | .runtime_s as $t | .ops |= map(if .name == "read"
+	jq --argjson c "$cost" --argjson i "$iter" --arg v "$v" \
+		'.iteration = $i | .kernel.variant = $v | .runtime_s as $t | .ops |= map(if .name == "read"
 		 then .count = (1e9 / $c * $t | floor) | .ops_per_s = (.count / $t) else . end)' \
 		"$STUB/synth/stock/p000-dio-cost-i1.result.json" >"$out/$key-i$iter.result.json"
 done <"$plan"
@@ -104,4 +105,12 @@ nsteps=$(grep -Ec '(good|bad) \(1 boots\)$' "$log/steps.tsv")
 [ "$nsteps" -ge 2 ] && [ "$(grep -Ec '(good|bad) \([0-9]+ boots\)$' "$log/steps.tsv")" = "$nsteps" ] &&
 	[ "$(wc -l <"$STUB/boots.log")" = $((6 + nsteps + 6)) ]
 ok $? "cost mode: one boot a step, three for GOOD and for BAD ($(wc -l <"$STUB/boots.log") boots for both bisections)"
+# A variant with a feature, in either spelling: built, booted and read
+# back under its one name.
+run_split "${b[@]}" --good "$c0" --bad "$c6" --variant stock+shared-alloc-dio
+[ "$rc" = 0 ] && [[ $out == *"first bad commit: $c5 "* ]] && [ -d "$STUB/build/stock+shared-alloc-dio" ]
+ok $? "VARIANT=stock+shared-alloc-dio: the same first bad commit, on that kernel"
+run_split "${b[@]}" --good "$c0" --bad "$c6" --variant stock+nosuch
+[ "$rc" = 2 ] && [[ $err == *"VARIANT='stock+nosuch': unknown feature 'nosuch'"* ]]
+ok $? "an unknown feature: exit 2, named"
 done_testing
