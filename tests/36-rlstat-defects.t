@@ -6,7 +6,7 @@
 # boot-level offset rlsynth must be able to plant.
 . "$(dirname "$0")/lib/tap.sh"
 [ -x analysis/rlstat ] || make -s -C analysis >/dev/null || exit 2
-plan 16
+plan 18
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

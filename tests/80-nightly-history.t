@@ -8,7 +8,7 @@
 # mail names the changes, stays under 80 columns and reproduces the gate.
 . "$(dirname "$0")/lib/tap.sh"
 [ -x analysis/rlstat ] && [ -x analysis/rlsynth ] || make -s -C analysis >/dev/null || exit 2
-plan 23
+plan 25
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
