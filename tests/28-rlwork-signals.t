@@ -31,6 +31,9 @@ left() { find "$dir" -mindepth 1 ! -name out ! -name err | sed "s|^$dir/||" | xa
 
 # Core signals would write a core file: none here, whatever core_pattern.
 ulimit -c 0
+# Under nohup SIGHUP is ignored from the start, and rlwork leaves it so,
+# as nohup asks: the HUP case then checks that it runs on.
+hup_ignored=$(( 0x$(awk '/^SigIgn:/ {print $2}' /proc/$$/status) & 1 ))
 for sig in "${sigs[@]}"; do
 	"$RLWORK" buffered-rw --file "$dir/f" --size 4m --runtime 30 --ramp 0 \
 		>"$dir/out" 2>"$dir/err" &
@@ -41,6 +44,16 @@ for sig in "${sigs[@]}"; do
 		sleep 0.01
 	done
 	kill -s "$sig" "$pid"
+	if [ "$sig" = HUP ] && [ "$hup_ignored" = 1 ]; then
+		sleep 0.3
+		running=$(ntasks "$pid")
+		kill -s TERM "$pid"
+		wait "$pid" 2>/dev/null
+		rc=$?
+		is "$((running > 0)):$rc:$(left)" "1:1:" "SIGHUP ignored from the start (nohup): rlwork runs on; SIGTERM stops it, exit 1, the file gone"
+		rm -f "$dir/f" "$dir/out" "$dir/err"
+		continue
+	fi
 	wait "$pid" 2>/dev/null
 	rc=$?
 	case $sig in
