@@ -17,6 +17,7 @@
  * test never claims more information than the run holds.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <gsl/gsl_sf_psi.h>
 
 #include "rlstat.h"
@@ -56,36 +57,32 @@ static double trigamma_inverse(double x)
 int stat_var_prior(const double *s2, const double *df, int n,
 		   struct var_prior *p)
 {
+	double *e = xcalloc(n ? n : 1, sizeof(*e));
 	double esum = 0, ess = 0, tri = 0, emean, evar;
 	int i, k = 0;
 
 	p->d0 = 0;
 	p->s02 = NAN;
 	p->dfmax = 0;
+	/* log s^2 less its bias under chi-square sampling: E = log sigma^2 */
 	for (i = 0; i < n; i++) {
-		double e;
-
 		if (!(s2[i] > 0) || !(df[i] > 0))
 			continue;
-		e = log(s2[i]) - gsl_sf_psi(df[i] / 2) + log(df[i] / 2);
-		esum += e;
+		e[k] = log(s2[i]) - gsl_sf_psi(df[i] / 2) + log(df[i] / 2);
+		esum += e[k++];
 		tri += gsl_sf_psi_1(df[i] / 2);
 		p->dfmax += df[i];
-		k++;
 	}
 	if (k < 3) {
+		free(e);
 		p->dfmax = 0;
 		return -1;
 	}
 	emean = esum / k;
-	for (i = 0; i < n; i++) {
-		double e;
-
-		if (!(s2[i] > 0) || !(df[i] > 0))
-			continue;
-		e = log(s2[i]) - gsl_sf_psi(df[i] / 2) + log(df[i] / 2);
-		ess += (e - emean) * (e - emean);
-	}
+	for (i = 0; i < k; i++)
+		ess += (e[i] - emean) * (e[i] - emean);
+	free(e);
+	/* what the spread has beyond sampling's own is the prior's */
 	evar = ess / (k - 1) - tri / k;
 	if (evar > 0) {
 		p->d0 = 2 * trigamma_inverse(evar);
