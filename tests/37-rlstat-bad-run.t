@@ -220,7 +220,7 @@ cat >"$tmp/gslerr.c" <<'EOF'
 #include <stdio.h>
 #include <string.h>
 #include <gsl/gsl_sf_gamma.h>
-#include "rlstat.h"
+#include "base/base.h"
 
 int main(int argc, char **argv)
 {
@@ -238,7 +238,7 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOF
-if cc -Wall -Werror -I analysis -I workloads -o "$tmp/gslerr" "$tmp/gslerr.c" analysis/util.o \
+if cc -Wall -Werror -I analysis -I workloads -o "$tmp/gslerr" "$tmp/gslerr.c" analysis/base/util.o \
 	-ljansson -lgsl -lgslcblas -lm 2>"$tmp/cc.log"; then
 	run "$tmp/gslerr" gsl "$tmp/t1.tmp"
 	[ "$RC" = 2 ] && [[ $OUT == "gslerr: some/run/stock/p000-dio-i1.result.json: the statistics cannot be computed"*"GSL"*overflow* ]] &&

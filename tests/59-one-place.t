@@ -3,15 +3,17 @@
 # workload (its .c, its doc line, its test), a kernel variant (its row of
 # kernels/variants, its config fragment, its patch), a feature (its row of
 # kernels/features, its config fragment, its row of kernels/README.md's
-# table) and a kind of chart (its function and row in chart.c, its doc
-# line); the builds and every listing pick them up, and git says nothing
-# else had to change.
+# table), a kind of chart (its function and row in chart.c, its doc
+# line), an rlstat subcommand (its builtin file, its row of the command
+# table, its synopsis line) and a report section (its file, called and
+# declared in its layer, analysis/report/); the builds and every listing
+# pick them up, and git says nothing else had to change.
 # No kernel is built and no guest boots.
 . "$(dirname "$0")/lib/tap.sh"
 for c in git gcc gnuplot jq; do
 	command -v $c >/dev/null || { echo "1..0 # skip $c not installed"; exit 0; }
 done
-plan 18
+plan 21
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -108,16 +110,60 @@ sed -i 's|^const struct chart_kind chart_kinds\[\] = {|static void toy_charts(st
 \
 &|; s|^\t{ .name = NULL },|\t{ .name = "toy", .make = toy_charts, .what = "nothing",\
 	  .heading = "Toy" },\
-&|' "$t/analysis/chart.c"
+&|' "$t/analysis/report/chart.c"
 cat >>"$t/analysis/README.md" <<'EOF'
 
 `toy-<baseline>`: an empty chart (tests/59).
 EOF
 
+# --- an rlstat subcommand: its builtin, its row, its synopsis line ---
+cat >"$t/analysis/builtin-toy.c" <<'EOF2'
+// SPDX-License-Identifier: GPL-2.0
+/* rlstat toy: the labels of a run's points (tests/59 adds it) */
+#include <stdio.h>
+
+#include "builtin.h"
+
+static const char usage[] = "usage: rlstat toy <rundir>\n";
+
+int cmd_toy(int argc, char **argv)
+{
+	const char *dir = NULL;
+	const struct cli_opt opts[] = { CLI_END };
+	struct run *r;
+	int i;
+
+	if (!cli_parse(argc, argv, 2, opts, &dir, 1, "toy", usage))
+		die_input("toy: expected a run directory\n%s", usage);
+	r = run_open(dir, 0.95);
+	for (i = 0; i < r->npoints; i++)
+		printf("toy %s\n", r->points[i]->label);
+	return 0;
+}
+EOF2
+sed -i 's|^int cmd_history(int argc, char \*\*argv);|&\nint cmd_toy(int argc, char **argv);|; s|^\t{ NULL, NULL, NULL }|\t{ "toy", cmd_toy, "the labels of the points" },\n&|' \
+	"$t/analysis/rlstat.c"
+sed -i 's|^    analysis/rlstat validate .*|&\n    analysis/rlstat toy <run>|' "$t/analysis/README.md"
+
+# --- a report section: its file, declared and called in report/ ---
+cat >"$t/analysis/report/toy.c" <<'EOF2'
+// SPDX-License-Identifier: GPL-2.0
+/* The toy section of report.txt (tests/59 adds it) */
+#include "report/report.h"
+
+void report_toy(FILE *f, const struct gated_run *x)
+{
+	fprintf(f, "\nToy:         %d points gated\n", x->r->npoints);
+}
+EOF2
+sed -i 's|^int report_text(FILE \*f, const struct gated_run \*x);|&\nvoid report_toy(FILE *f, const struct gated_run *x);|' \
+	"$t/analysis/report/report.h"
+sed -i 's|^\ttables(f, x);|&\n\treport_toy(f, x);|' "$t/analysis/report/report.c"
+
 run nice -n 10 make -s -C "$t/workloads"
 ok "$RC" "workloads build with the new workload" || echo "$OUT" | tail -5 | diag
 run nice -n 10 make -s -C "$t/analysis"
-ok "$RC" "analysis builds with the new chart kind" || echo "$OUT" | tail -5 | diag
+ok "$RC" "analysis builds with the new chart kind, subcommand and report section" || echo "$OUT" | tail -5 | diag
 
 # the workload
 R=$t/workloads/rlwork
@@ -177,11 +223,20 @@ run "$t/analysis/rlstat" report "$tmp/run"
 	grep -q 'src="./toy-stock.svg"' "$tmp/run/report.html"
 ok $? "the report draws it and report.html shows it under its heading"
 
+# the subcommand and the report section
+grep -q "^  toy  *the labels of the points$" <<<"$("$t/analysis/rlstat" --help)" &&
+	[ "$("$t/analysis/rlstat" toy "$tmp/run" | head -1)" = "toy p000-dio" ]
+ok $? "rlstat --help lists the new subcommand and it runs" || "$t/analysis/rlstat" toy "$tmp/run" 2>&1 | head -3 | diag
+run "$t/analysis/check-layers"
+is "$RC:$OUT" "0:" "the layers still hold"
+grep -q "^Toy:  *[0-9]* points gated$" "$tmp/run/report.txt"
+ok $? "report.txt carries the new section"
+
 # nothing else was touched: <= 3 files a workload, <= 3 a variant, <= 3 a
-# feature, <= 2 a chart
+# feature, <= 2 a chart, 3 a subcommand, 3 in report/ a report section
 changed=$(g status --porcelain --untracked-files=all | sed 's/^...//' | sort | xargs)
-is "$changed" "analysis/README.md analysis/chart.c kernels/README.md kernels/configs/feature-toyf.config kernels/configs/toy.config kernels/features kernels/patches/variant-toy.patch kernels/variants tests/69-rlwork-nop.t workloads/README.md workloads/nop.c" \
-	"only the new thing's own files changed (3 + 3 + 3 + 2)"
+is "$changed" "analysis/README.md analysis/builtin-toy.c analysis/report/chart.c analysis/report/report.c analysis/report/report.h analysis/report/toy.c analysis/rlstat.c kernels/README.md kernels/configs/feature-toyf.config kernels/configs/toy.config kernels/features kernels/patches/variant-toy.patch kernels/variants tests/69-rlwork-nop.t workloads/README.md workloads/nop.c" \
+	"only the new things' own files changed (3 + 3 + 3 + 2 + 3 + 3)"
 run bash "$t/tests/69-rlwork-nop.t"
 ok "$RC" "the new workload's test passes"
 

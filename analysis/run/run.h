@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A run directory as the analysis sees it: its points, its variants and,
+ * for each variant at each point, a cell holding every boot's metrics
+ * (load.c), the result documents checked against rlbench-result/1
+ * (validate.c), meta.json checked against rlbench-meta/1 (meta.c), the
+ * variants in kernels/variants' order (order.c) and cost mode's insn/op
+ * derived from its rates (prep.c). What rlstat accepts is listed in
+ * docs/rlstat-input.md; everything else is exit 2 with the file and the
+ * reason. Nothing here gates or prints a report.
+ */
+#ifndef RLSTAT_RUN_H
+#define RLSTAT_RUN_H
+
+#include "base/base.h"
+
+/* METRIC_INSN: cost mode's insn/op, 1e9 / ops_per_s (run_open) */
+enum metric_kind {
+	METRIC_OPS, METRIC_BYTES, METRIC_LAT, METRIC_COUNTER, METRIC_INSN
+};
+
+struct metric_def {
+	char *name;		/* e.g. "read.ops_per_s" */
+	char *unit;
+	bool higher_is_better;
+	enum metric_kind kind;
+	char *op;		/* op name, NULL for counters */
+	char *pct;		/* "99.9" for latency metrics */
+	char *counter;		/* counter name */
+	bool linear;		/* a value <= 0 somewhere: no log scale */
+};
+
+struct cell_metric {		/* one metric of a cell, over its boots */
+	struct metric_def *def;
+	double *vals;		/* one per ok iteration */
+	int nvals;
+	/* latency: merged over iterations, the cell's ophist of the op */
+	const struct lathist *hist;
+	uint64_t htotal;	/* its count so far, while loading */
+	double quantum;		/* rates: largest 1/count, relative */
+	struct summary s;
+	double value;		/* what tables show: hmean, merged pct, mean */
+};
+
+struct cell {			/* one variant at one point of the matrix */
+	char *variant;
+	struct point *pt;
+	int niter, nfailed;
+	char *first_error;
+	struct cell_metric *m;
+	int nm;
+	struct lathist **ophist;	/* merged per op, for CDFs */
+	char **opname;
+	int nops;
+	json_t *opix;		/* op name -> index in ophist */
+	char *release, *accel;
+	bool roles;		/* threads of different ops (has_roles) */
+};
+
+struct point {
+	char *key;		/* workload + canonical params */
+	char *label;		/* "p001-dio" or synthesized */
+	char *mode;		/* env.mode: "cost" or "time" */
+	char *workload;
+	json_t *params;
+	char *params_str;	/* "threads=2 layout=disjoint bs=4096" */
+	char *params_nothreads;
+	int threads;		/* -1 when the point has no threads param */
+	struct metric_def *defs;
+	int ndefs;
+	bool seq;		/* alpha spent over looks here (run_is_sequential) */
+	json_t *defix;		/* metric name -> index in defs */
+};
+
+struct run {
+	char *dir;
+	json_t *meta;		/* NULL if absent */
+	/* env of the first result, and of the first of the other mode */
+	json_t *env, *env_other;
+	char **variants;
+	int nvariants;
+	struct point **points;
+	int npoints;
+	struct cell **cells;	/* [point * nvariants + variant], may be NULL */
+	int nfiles;
+};
+
+/* ---- load.c ---- */
+
+struct run *run_load(const char *dir, double conf);
+struct cell *run_cell(const struct run *r, int point, int variant);
+int run_variant_index(const struct run *r, const char *name);
+int run_point_index(const struct run *r, const char *key);
+
+/* ---- prep.c: a loaded run as the analysis sees it ---- */
+
+struct run *run_open(const char *dir, double conf);
+/* The baseline variant; one variant alone compares with nothing. */
+int run_pick_baseline(const struct run *r, const char *want, bool given);
+double metric_floor(const struct cell_metric *cm, bool logscale);
+double metric_scale(const struct metric_def *d, const char **unit);
+const char *metric_label(const struct metric_def *d, char *buf, size_t len);
+
+/* ---- order.c ---- */
+
+/* qsort comparator of variant names, kernels/variants' order */
+int variant_cmp(const void *a, const void *b);
+/* Variant indices with the baseline first. */
+int *variant_order(const struct run *r, int base);
+
+/* ---- validate.c ---- */
+
+int validate_file(const char *path);
+const char *validate_doc(json_t *doc);
+json_t *load_result(const char *path);
+json_t *metric_op(json_t *doc, const char *metric, const char **rest);
+/* ops[] or metrics[] of a result by name, for lookups in O(1) */
+json_t *doc_index(json_t *doc, const char *arr);
+/* 1..64 of [A-Za-z0-9_] and those in extra, not starting with extra */
+bool name_ok(const char *s, const char *extra);
+/* two passing iterations of one point report the same ops and metrics */
+void docs_same_names(const char *path, json_t *doc, const char *refpath,
+		     json_t *ref);
+
+/* ---- meta.c ---- */
+
+void meta_check(const char *path, json_t *meta);
+/* <dir>/meta.json, loaded and checked (meta_check) */
+json_t *meta_load(const char *dir);
+/* meta.json's variants[] entry of variant, NULL if none */
+json_t *meta_variant(json_t *meta, const char *variant);
+/* meta.json's variants are exactly the directories holding results */
+void meta_check_variants(const struct run *r, char **vdirs, const int *nres,
+			 int nv);
+/* ITERATIONS=auto, or time points whose variants ran unequal boots */
+bool run_is_sequential(const struct run *r, int *max_iter);
+
+#endif
