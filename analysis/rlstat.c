@@ -20,6 +20,7 @@ int cmd_next(int argc, char **argv);
 int cmd_charts(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_history(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
 
 static const struct command {
 	const char *name;
@@ -40,6 +41,8 @@ static const struct command {
 	  "result documents against rlbench-result/1" },
 	{ "history", cmd_history,
 	  "the nightly history: import, show, rebuild, mail, trend" },
+	{ "plan", cmd_plan,
+	  "a run's boots in meta.json, and whether to add a round" },
 	{ NULL, NULL, NULL }
 };
 

@@ -5,7 +5,8 @@
  * (load.c), the result documents checked against rlbench-result/1
  * (validate.c), meta.json checked against rlbench-meta/1 (meta.c), the
  * variants in kernels/variants' order (order.c) and cost mode's insn/op
- * derived from its rates (prep.c). What rlstat accepts is listed in
+ * derived from its rates (prep.c), and the boots a run still has to run
+ * (plan.c). What rlstat accepts is listed in
  * docs/rlstat-input.md; everything else is exit 2 with the file and the
  * reason. Nothing here gates or prints a report.
  */
@@ -134,5 +135,31 @@ void meta_check_variants(const struct run *r, char **vdirs, const int *nres,
 			 int nv);
 /* ITERATIONS=auto, or time points whose variants ran unequal boots */
 bool run_is_sequential(const struct run *r, int *max_iter);
+
+/* ---- plan.c: the boots of a run, meta.json's boot_order ---- */
+
+/* meta.json of dir replaced, whole or not at all */
+void plan_meta_write(const char *dir, json_t *meta);
+/*
+ * Rounds 1..rounds of units ("variant:mode"), unless boot_order has boots
+ * already (a RESUME): 1 when it wrote them, 0 when not.
+ */
+int plan_first_rounds(json_t *meta, int rounds, char **units, int n);
+/*
+ * ITERATIONS=auto: the next round of time boots for the points names
+ * (undecided), or none: 1 a round added to boot_order, 0 none, with
+ * auto_stop saying why (max_iterations, decided, budget); msg says it.
+ */
+int plan_next_round(const char *dir, json_t *meta, char **names, int n,
+		    char *msg, size_t len);
+/* the boots, one a line: mode variant iteration points (a,b or -) */
+void plan_list(FILE *f, json_t *meta);
+/*
+ * A boot ran: its host seconds (< 0: not recorded) and its variant's
+ * accelerator (NULL: none; a cost boot's only where none is recorded);
+ * -1 when meta.json has no such boot.
+ */
+int plan_record(json_t *meta, const char *variant, const char *mode,
+		int iteration, double seconds, const char *accel);
 
 #endif

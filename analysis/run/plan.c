@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The boots of a run, kept in meta.json's boot_order so that a RESUME runs
+ * the same ones in the same order. Each round boots every unit (a variant
+ * in a mode) once, in an order drawn from the run's seed; every second
+ * round runs the one before it backwards (ABBA), so a drift of the host
+ * over a round falls on every variant alike. ITERATIONS=auto adds rounds
+ * of time boots for the points still undecided, while max_iterations and
+ * the time budget allow, and meta.json's auto_stop says why they ended.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <gsl/gsl_rng.h>
+
+#include "run/run.h"
+
+/* The round's units, in place: a seeded shuffle, or prev backwards. */
+static void order_units(char **u, int n, unsigned long seed, int round,
+			char **prev, int nprev)
+{
+	gsl_rng *rng;
+	char *t;
+	int i, j;
+
+	if (round % 2 == 0 && prev && nprev == n) {
+		for (i = 0; i < n; i++)
+			u[i] = prev[n - 1 - i];
+		return;
+	}
+	rng = gsl_rng_alloc(gsl_rng_mt19937);
+	if (!rng)
+		die_input("out of memory");
+	gsl_rng_set(rng, seed + round);
+	for (i = n - 1; i > 0; i--) {
+		j = gsl_rng_uniform_int(rng, i + 1);
+		t = u[i];
+		u[i] = u[j];
+		u[j] = t;
+	}
+	gsl_rng_free(rng);
+}
+
+/* Append round r of the units ("variant:mode") to boot_order. */
+static void add_round(json_t *order, int r, char **u, int n,
+		      json_t *points)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		char *colon = strrchr(u[i], ':');
+		char *v = xasprintf("%.*s", (int)(colon - u[i]), u[i]);
+
+		json_array_append_new(order, json_pack("{s:s, s:s, s:i, s:O}",
+			"variant", v, "mode", colon + 1, "iteration", r,
+			"points", points));
+		free(v);
+	}
+}
+
+static unsigned long meta_seed(json_t *meta)
+{
+	return json_integer_value(json_object_get(meta, "seed"));
+}
+
+static int meta_fn(FILE *f, void *meta)
+{
+	return json_dumpf(meta, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) ||
+	       fputc('\n', f) == EOF;
+}
+
+void plan_meta_write(const char *dir, json_t *meta)
+{
+	struct stage *st = stage_new(dir);
+
+	stage_write(st, "meta.json", meta_fn, meta);
+	stage_commit(st);
+}
+
+int plan_first_rounds(json_t *meta, int rounds, char **units, int n)
+{
+	json_t *order = json_object_get(meta, "boot_order");
+	char **prev = NULL;
+	int r;
+
+	if (json_array_size(order))
+		return 0;	/* a RESUME keeps the order it recorded */
+	order = json_array();
+	for (r = 1; r <= rounds; r++) {
+		char **u = xcalloc(n + 1, sizeof(*u));
+
+		memcpy(u, units, n * sizeof(*u));
+		order_units(u, n, meta_seed(meta), r, prev, n);
+		add_round(order, r, u, n, json_null());
+		free(prev);
+		prev = u;
+	}
+	free(prev);
+	json_object_set_new(meta, "boot_order", order);
+	return 1;
+}
+
+/* ramp + runtime of one plan line: its own seconds, besides the boot's */
+static double line_own(const char *line)
+{
+	char *copy = xstrdup(line), *tok[256], *save = NULL, *t;
+	double s = 0;
+	int n = 0, i;
+
+	for (t = strtok_r(copy, " \t\n", &save); t && n < 256;
+	     t = strtok_r(NULL, " \t\n", &save))
+		tok[n++] = t;
+	for (i = 3; i + 1 < n; i++)
+		if (!strcmp(tok[i], "--runtime") || !strcmp(tok[i], "--ramp"))
+			s += atof(tok[i + 1]);
+	free(copy);
+	return s;
+}
+
+static bool listed(const char *key, char **names, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(key, names[i]))
+			return true;
+	return false;
+}
+
+/*
+ * The seconds of one plan file's lines (those in names only, if given),
+ * and whether each of names is a point of it.
+ */
+static double plan_own(const char *path, char **names, int n, bool *found)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL, key[256];
+	size_t len = 0;
+	double s = 0;
+	int i;
+
+	if (!f)
+		die_input("%s: cannot read: %s", path, strerror(errno));
+	while (getline(&line, &len, f) > 0) {
+		if (sscanf(line, "%255s", key) != 1)
+			continue;
+		for (i = 0; found && i < n; i++)
+			found[i] |= !strcmp(key, names[i]);
+		if (!names || listed(key, names, n))
+			s += line_own(line);
+	}
+	free(line);
+	fclose(f);
+	return s;
+}
+
+/* The time units of the run: its variants that boot in time mode. */
+static int time_variants(json_t *order, char ***out)
+{
+	char **v = xcalloc(json_array_size(order) + 1, sizeof(*v));
+	json_t *b;
+	size_t i;
+	int n = 0;
+
+	json_array_foreach(order, i, b) {
+		const char *name = json_string_value(json_object_get(b,
+								   "variant"));
+
+		if (!strcmp(json_string_value(json_object_get(b, "mode")),
+			    "time") && !listed(name, v, n))
+			v[n++] = (char *)name;
+	}
+	*out = v;
+	return n;
+}
+
+/*
+ * The host seconds a round of time boots running names should take. Per
+ * variant, its last timed boot less its points' own seconds (ramp +
+ * runtime) is what a boot costs besides them (start, setup, shutdown,
+ * fsck: over-counted by the points' setup, so the guess errs long); its
+ * next boot is that plus the named points' own seconds.
+ */
+static double round_seconds(const char *dir, json_t *order, char **tv,
+			    int ntv, char **names, int n)
+{
+	bool *found = xcalloc(n + 1, sizeof(*found));
+	double sum = 0;
+	int k, i;
+
+	for (k = 0; k < ntv; k++) {
+		char *first = xasprintf("%s/%s/plan-time-i1", dir, tv[k]);
+		json_t *b, *last = NULL;
+		size_t j;
+
+		json_array_foreach(order, j, b)
+			if (!strcmp(json_string_value(json_object_get(b,
+					"variant")), tv[k]) &&
+			    !strcmp(json_string_value(json_object_get(b,
+					"mode")), "time") &&
+			    json_is_number(json_object_get(b, "seconds")))
+				last = b;
+		memset(found, 0, n * sizeof(*found));
+		if (last) {
+			char *lp = xasprintf("%s/%s/plan-time-i%lld", dir,
+				tv[k], json_integer_value(json_object_get(last,
+							"iteration")));
+			double extra = json_number_value(json_object_get(last,
+					"seconds")) - plan_own(lp, NULL, 0, NULL);
+
+			sum += (extra > 0 ? extra : 0) +
+			       plan_own(first, names, n, found);
+			free(lp);
+		} else {	/* none timed yet: a RESUME of an older run */
+			plan_own(first, names, n, found);
+		}
+		for (i = 0; i < n; i++)
+			if (!found[i])
+				die_input("%s: \"%s\" is not a point of this "
+					  "run (accepted: the labels of "
+					  "%s/%s/plan-time-i1)", dir,
+					  names[i], dir, tv[k]);
+		free(first);
+	}
+	free(found);
+	return sum;
+}
+
+static void auto_stop(json_t *meta, const char *rule, int rounds,
+		      char **names, int n)
+{
+	json_t *u = json_array();
+	int i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(u, json_string(names[i]));
+	json_object_set_new(meta, "auto_stop", json_pack("{s:s, s:i, s:o}",
+			    "rule", rule, "rounds", rounds, "undecided", u));
+}
+
+int plan_next_round(const char *dir, json_t *meta, char **names, int n,
+		    char *msg, size_t len)
+{
+	json_t *order = json_object_get(meta, "boot_order"), *b, *pts;
+	json_t *bs = json_object_get(meta, "budget_s");
+	int maxit = json_integer_value(json_object_get(meta,
+						       "max_iterations"));
+	double spent = 0, need;
+	char **tv, **prev;
+	int k = 0, ntv, nprev = 0, i;
+	size_t j;
+
+	ntv = time_variants(order, &tv);
+	prev = xcalloc(ntv + 1, sizeof(*prev));
+	json_array_foreach(order, j, b)
+		if (!strcmp(json_string_value(json_object_get(b, "mode")),
+			    "time")) {
+			int it = json_integer_value(json_object_get(b,
+							"iteration"));
+
+			k = it > k ? it : k;
+			spent += json_number_value(json_object_get(b,
+								 "seconds"));
+		}
+	if (k >= maxit) {
+		snprintf(msg, len, "max_iterations %d reached", maxit);
+		auto_stop(meta, "max_iterations", k, names, n);
+		return 0;
+	}
+	if (!n) {
+		snprintf(msg, len, "every point decided after %d iterations",
+			 k);
+		auto_stop(meta, "decided", k, names, n);
+		return 0;
+	}
+	need = round_seconds(dir, order, tv, ntv, names, n);
+	if (json_is_number(bs) && spent + need > json_number_value(bs)) {
+		snprintf(msg, len, "budget %.0f s: round %d (%d points, about "
+			 "%d s) would take the time boots from %d s past it; "
+			 "stopping with %d point(s) undecided",
+			 json_number_value(bs), k + 1, n, (int)need,
+			 (int)spent, n);
+		auto_stop(meta, "budget", k, names, n);
+		return 0;
+	}
+	json_array_foreach(order, j, b)
+		if (json_integer_value(json_object_get(b, "iteration")) == k &&
+		    !strcmp(json_string_value(json_object_get(b, "mode")),
+			    "time") && nprev < ntv)
+			prev[nprev++] = xasprintf("%s:time",
+				json_string_value(json_object_get(b,
+								  "variant")));
+	for (i = 0; i < ntv; i++)
+		tv[i] = xasprintf("%s:time", tv[i]);
+	order_units(tv, ntv, meta_seed(meta), k + 1, prev, nprev);
+	pts = json_array();
+	for (i = 0; i < n; i++)
+		json_array_append_new(pts, json_string(names[i]));
+	add_round(order, k + 1, tv, ntv, pts);
+	json_decref(pts);
+	i = snprintf(msg, len, "iteration %d: %d undecided point(s):", k + 1,
+		     n);
+	for (j = 0; j < (size_t)n && i > 0 && (size_t)i < len; j++)
+		i += snprintf(msg + i, len - i, " %s", names[j]);
+	return 1;
+}
+
+void plan_list(FILE *f, json_t *meta)
+{
+	json_t *b, *p;
+	size_t i, j;
+
+	json_array_foreach(json_object_get(meta, "boot_order"), i, b) {
+		json_t *pts = json_object_get(b, "points");
+
+		fprintf(f, "%s %s %lld ",
+			json_string_value(json_object_get(b, "mode")),
+			json_string_value(json_object_get(b, "variant")),
+			json_integer_value(json_object_get(b, "iteration")));
+		if (!json_array_size(pts))
+			fputc('-', f);
+		json_array_foreach(pts, j, p)
+			fprintf(f, "%s%s", j ? "," : "",
+				json_string_value(p));
+		fputc('\n', f);
+	}
+}
+
+int plan_record(json_t *meta, const char *variant, const char *mode,
+		int iteration, double seconds, const char *accel)
+{
+	json_t *b, *v = meta_variant(meta, variant);
+	json_t *found = NULL;
+	size_t i;
+
+	json_array_foreach(json_object_get(meta, "boot_order"), i, b)
+		if (!strcmp(json_string_value(json_object_get(b, "variant")),
+			    variant) &&
+		    !strcmp(json_string_value(json_object_get(b, "mode")),
+			    mode) &&
+		    json_integer_value(json_object_get(b, "iteration")) ==
+		    iteration)
+			found = b;
+	if (!found || !v)
+		return -1;
+	if (seconds >= 0)
+		json_object_set_new(found, "seconds",
+				    json_real(round(seconds * 10) / 10));
+	/* a variant's time boots name its accelerator; cost boots run TCG */
+	if (accel && (strcmp(mode, "cost") ||
+		      json_is_null(json_object_get(v, "accel"))))
+		json_object_set_new(v, "accel", json_string(accel));
+	return 0;
+}
