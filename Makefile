@@ -38,7 +38,7 @@ endif
 # Parts that have a Makefile; each builds with `make -C <dir> all`.
 SUBDIRS := $(patsubst %/Makefile,%,$(wildcard workloads/Makefile analysis/Makefile tests/rangelock/Makefile))
 
-.PHONY: help setup all kernels bench report regress rerun bench-locks \
+.PHONY: help setup all kernels bench report mail regress rerun bench-locks \
 	bench-generator bench-noise bench-gate bench-matrix bench-analysis check-race test clean \
 	lava-jobs lava-submit lava-collect test-lava test-lava-server \
 	nightly bisect test-nightly test-kernels
@@ -52,6 +52,7 @@ help:
 	@echo '  kernels          build KERNEL=<variant>[+<feature>...]|all (DEBUG=1, KSRC=<6.12 tree>)'
 	@echo '  bench            build, boot and run MATRIX on KERNEL, then report'
 	@echo '  report           write report.txt/.html and charts into RUN'
+	@echo '  mail             print RUN'"'"'s comparison as text for a mailing-list thread'
 	@echo '  regress          compare CANDIDATE against BASELINE run; exit 1 on regression'
 	@echo '  rerun            run RUN again with the same settings into a new directory'
 	@echo '  bench-locks      lock+unlock microbenchmark, prints ratios'
@@ -129,6 +130,10 @@ bench: all
 report: all
 	@test -n "$(RUN)" || { echo 'make report: set RUN=results/<run>' >&2; exit 2; }
 	@analysis/rlstat report $(RUN) --baseline $(BASELINE)
+
+mail: all
+	@test -n "$(RUN)" || { echo 'make mail: set RUN=results/<run>' >&2; exit 2; }
+	@analysis/rlstat mail $(RUN) --baseline $(BASELINE)
 
 regress: all
 	@test -n "$(CANDIDATE)" || { echo 'make regress: set BASELINE=results/<a> CANDIDATE=results/<b>' >&2; exit 2; }

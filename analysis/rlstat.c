@@ -21,6 +21,7 @@ int cmd_charts(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
+int cmd_mail(int argc, char **argv);
 
 static const struct command {
 	const char *name;
@@ -31,6 +32,8 @@ static const struct command {
 	  "report.txt, report.html and the charts of a run" },
 	{ "summary", cmd_summary,
 	  "ops/s and latency percentiles per point" },
+	{ "mail", cmd_mail,
+	  "a run's comparison as text for a mailing-list thread" },
 	{ "regress", cmd_regress,
 	  "the gate: runB against runA, exit 1 FAIL, 0 PASS, 3 neither" },
 	{ "next", cmd_next,

@@ -5,7 +5,7 @@
 # matches, or a row that matches no command, fails. The cheap commands run
 # here, through make as a user types them.
 . "$(dirname "$0")/lib/tap.sh"
-plan 18
+plan 19
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -44,6 +44,7 @@ rows=(
 	'^make bench-noise$|slow|release'
 	'^make bench KERNEL=host SCRATCH=|test|tests/51-bare-runner.t|make --no-print-directory bench KERNEL=host SCRATCH='
 	'^make report RUN=results/<run> BASELINE=rangelock$|here'
+	'^make mail RUN=results/<run>$|here'
 	'^make regress BASELINE=results/<a> CANDIDATE=results/<b> THRESHOLD=2%$|here'
 	'^make bench RESUME=results/<run>$|test|tests/90-e2e-qemu.t|make --no-print-directory bench RESUME='
 	'^make rerun RUN=results/<run>$|test|tests/90-e2e-qemu.t|make --no-print-directory rerun RUN='
@@ -124,6 +125,8 @@ analysis/rlsynth "$tmp/b" --seed 2 --variants stock,rangelock --threads 1 --iter
 run make --no-print-directory report RUN="$tmp/a" BASELINE=rangelock
 is "$RC" 0 "make report RUN=<run> BASELINE=rangelock"
 ok "$([ -s "$tmp/a/report.txt" ] && grep -q rangelock "$tmp/a/report.txt"; echo $?)" "writes report.txt against rangelock"
+run make --no-print-directory mail RUN="$tmp/a"
+like "$RC:$OUT" "^0:.*"$'\n'"rlbench: .*"$'\n'"verdict: " "make mail RUN=<run> prints the thread's text"
 run make --no-print-directory regress BASELINE="$tmp/a" CANDIDATE="$tmp/a" THRESHOLD=2%
 ok "$([[ $OUT =~ rlstat\ regress:\ (PASS|INCONCLUSIVE) ]] && [[ $OUT != *"FAIL "* ]]; echo $?)" "make regress of a run against itself: PASS or INCONCLUSIVE, never FAIL"
 analysis/rlsynth "$tmp/c" --seed 2 --variants stock,rangelock --threads 1 --iterations 3 \

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What a gated run looks like to a reader: report.txt (report.c, its
- * header in header.c, its verdict block in verdict.c), the summary table
- * (summary.c), the charts (chart.c) and report.html (html.c).
+ * header in header.c, its verdict block in verdict.c), the text for a
+ * mailing-list thread (thread.c), the summary table (summary.c), the charts (chart.c) and report.html (html.c).
  */
 #ifndef RLSTAT_REPORT_H
 #define RLSTAT_REPORT_H
@@ -23,6 +23,10 @@ const char *report_auto_stop(const struct run *r, char *buf, size_t len);
 /* ---- verdict.c ---- */
 
 void report_verdict_text(FILE *f, const struct gated_run *x);
+
+/* ---- thread.c: the text for the mailing-list thread ---- */
+
+int report_mail(FILE *f, const struct gated_run *x);
 
 /* ---- summary.c ---- */
 
