@@ -44,8 +44,9 @@ is "$bad" "" "every .svg is a complete SVG document"
 grep -q "threads" "$tmp/run/tput-01-dio-read.svg" && grep -q "ops/s" "$tmp/run/tput-01-dio-read.svg" &&
 	grep -q "rangelock" "$tmp/run/tput-01-dio-read.svg"
 ok $? "throughput chart: axis labels with units and a legend naming variants"
-grep -q "latency (us), log scale" "$tmp/run/cdf-p000-dio.svg" && grep -q "p000-dio: dio threads=1" "$tmp/run/cdf-p000-dio.svg"
-ok $? "CDF chart: log latency axis, title names the point"
+grep -q "latency (us), log scale" "$tmp/run/cdf-p000-dio.svg" && grep -q "p000-dio: latency CDF" "$tmp/run/cdf-p000-dio.svg" &&
+	grep -q "p000-dio: dio threads=1" "$tmp/run/report.html"
+ok $? "CDF chart: log latency axis, its title names the point, its caption the parameters"
 
 html=$(cat "$tmp/run/report.html")
 miss=
@@ -60,9 +61,9 @@ i=$(grep -bo '<img ' "$tmp/run/report.html" | head -1 | cut -d: -f1)
 [ -n "$v" ] && [ -n "$i" ] && [ "$v" -lt "$i" ] &&
 	grep -q 'moved (FAIL) *rangelock *p000-dio' "$tmp/run/report.html"
 ok $? "report.html opens with the verdict (what moved, what is undecided) before any chart"
-grep -q "geometric mean of per-boot values, 95% CI" "$tmp/run/lat-p000-dio-read.svg" &&
-	grep -q "ratio of geometric means" "$tmp/run/relative-throughput.svg"
-ok $? "lat-* and relative-* charts say which statistic and CI they draw"
+grep -q -- "- read latency percentiles (geometric mean of per-boot values, 95% CI)" "$tmp/run/report.html" &&
+	grep -q "change against stock (ratio of geometric means)" "$tmp/run/report.html"
+ok $? "lat-* and relative-* charts' captions say which statistic and CI they draw"
 [ -z "$(find "$tmp/run" -maxdepth 1 -name '.rlstat-*')" ]
 ok $? "no temporary chart directory left behind"
 done_testing

@@ -103,9 +103,9 @@ sed -i '/^| `fault-retry` |/a | `toyf` | `TOYF` | nothing (tests/59) | all |' "$
 # --- a chart kind: its function and its row in chart.c, its doc line ---
 sed -i 's|^const struct chart_kind chart_kinds\[\] = {|static void toy_charts(struct charts *c)\
 {\
-	begin(c, xasprintf("toy-%s", c->r->variants[c->base]),\
-	      xasprintf("toy: nothing against %s", c->r->variants[c->base]));\
-	render_empty(c, "nothing");\
+	chart_begin(c, xasprintf("toy-%s", c->r->variants[c->base]), "toy",\
+		    xasprintf("toy: nothing against %s", c->r->variants[c->base]));\
+	chart_render_empty(c, "nothing");\
 }\
 \
 &|; s|^\t{ .name = NULL },|\t{ .name = "toy", .make = toy_charts, .what = "nothing",\

@@ -22,30 +22,27 @@
 
 #include "report/report.h"
 
-struct charts {
-	FILE *gp;
-	const struct chart_kind *kind;	/* of the charts being made */
-	const struct gated_run *x;
-	const struct run *r;
-	int base;
-	struct chart *v;
-	int n;
-};
-
 /* A missing or infinite bound is NaN: gnuplot then draws no error bar. */
-static double bound(double v)
+double chart_bound(double v)
 {
 	return isfinite(v) ? v : NAN;
 }
 
-static void begin(struct charts *c, char *name, char *caption)
+/*
+ * A chart named name (its files), its title on the image short enough to
+ * fit (the point and the question), its caption in report.html the whole
+ * story (every parameter, the statistics).
+ */
+void chart_begin(struct charts *c, char *name, const char *title,
+		 char *caption)
 {
 	c->v = realloc(c->v, (c->n + 1) * sizeof(*c->v));
 	if (!c->v)
 		die_input("out of memory");
 	c->v[c->n++] = (struct chart){ name, caption, c->kind };
+	c->width = 960;
 	fprintf(c->gp, "\nreset\nset encoding utf8\nset title ");
-	gp_str(c->gp, caption);
+	gp_str(c->gp, title);
 	fprintf(c->gp, "\nset key outside right top vertical\n"
 		"set grid ytics\nset border 3\nset tics nomirror\n");
 }
@@ -55,31 +52,25 @@ static void begin(struct charts *c, char *name, char *caption)
  * directory: the run directory's path, whatever it holds (a quote, a
  * newline), never enters the script.
  */
-static void render(struct charts *c, const char *plot)
+void chart_render(struct charts *c, const char *plot)
 {
 	const char *name = c->v[c->n - 1].name;
 	char *png = xasprintf("%s.png", name), *svg = xasprintf("%s.svg", name);
 
-	fprintf(c->gp, "set terminal pngcairo size 960,540 noenhanced "
-		"font 'sans,10'\nset output ");
+	fprintf(c->gp, "set terminal pngcairo size %d,540 noenhanced "
+		"font 'sans,10'\nset output ", c->width);
 	gp_str(c->gp, png);
-	fprintf(c->gp, "\n%s\nset terminal svg size 960,540 noenhanced "
-		"font 'sans,10' background '#ffffff'\nset output ", plot);
+	fprintf(c->gp, "\n%s\nset terminal svg size %d,540 noenhanced "
+		"font 'sans,10' background '#ffffff'\nset output ", plot,
+		c->width);
 	gp_str(c->gp, svg);
 	fprintf(c->gp, "\nreplot\nset output\n");
 	free(png);
 	free(svg);
 }
 
-/* `set xtics (...)` naming the rows of a data block, from collect(). */
-struct tics {
-	char *buf;
-	size_t len;
-	FILE *f;
-	int n;
-};
 
-static void tic_add(struct tics *t, const char *a, const char *b)
+void chart_tic_add(struct chart_tics *t, const char *a, const char *b)
 {
 	char *s = xasprintf("%s%s%s", a, b ? "/" : "", b ? b : "");
 
@@ -91,7 +82,7 @@ static void tic_add(struct tics *t, const char *a, const char *b)
 	free(s);
 }
 
-static void tics_put(FILE *gp, struct tics *t)
+void chart_tics_put(FILE *gp, struct chart_tics *t)
 {
 	if (!t->f)
 		return;
@@ -101,19 +92,17 @@ static void tics_put(FILE *gp, struct tics *t)
 }
 
 /* gnuplot refuses a plot without one valid point: say why it is empty. */
-static void render_empty(struct charts *c, const char *why)
+void chart_render_empty(struct charts *c, const char *why)
 {
 	fprintf(c->gp, "set label 1 ");
 	gp_str(c->gp, why);
 	fprintf(c->gp, " at graph 0.5, 0.6 center\nunset xtics\n"
 		"unset ytics\nunset logscale\n");
-	render(c, "plot [0:1] [-1:1] 0 with lines lt 0 notitle");
+	chart_render(c, "plot [0:1] [-1:1] 0 with lines lt 0 notitle");
 }
 
-static char *plot_append(char *plot, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static char *plot_append(char *plot, const char *fmt, ...)
+/* plot, with one more plot element after a comma */
+char *chart_plot_append(char *plot, const char *fmt, ...)
 {
 	va_list ap;
 	char *s, *t;
@@ -136,20 +125,51 @@ static bool same_series(const struct point *p, const struct point *q)
 	       !strcmp(p->params_nothreads, q->params_nothreads);
 }
 
+/* a round axis limit at or above x: 1, 2 or 5 times a power of ten */
+double chart_nice_up(double x)
+{
+	double p = pow(10, floor(log10(x))), m[] = { 1, 2, 5, 10 };
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (m[i] * p >= x * (1 - 1e-9))
+			return m[i] * p;
+	return 10 * p;
+}
+
+/* metric d of variant v at point pt of p0's series, NULL if none ran */
+static const struct cell_metric *series_metric(const struct run *r,
+					       const struct point *p0, int pt,
+					       int v, const struct metric_def *d)
+{
+	const struct cell *g = run_cell(r, pt, v);
+	int k;
+
+	if (!g || g->nfailed || !same_series(p0, r->points[pt]))
+		return NULL;
+	for (k = 0; k < g->nm; k++)
+		if (!strcmp(g->m[k].def->name, d->name))
+			return &g->m[k];
+	return NULL;
+}
+
 /*
  * Throughput (insn/op in cost mode) against threads, one line per
  * variant, with the CI of the geometric mean as error bars; a point
- * without a CI has no bar rather than a zero-width one.
+ * without a CI has no bar rather than a zero-width one. An interval
+ * reaching past twice the highest mean is cut at the axis, its end
+ * written, so that it does not flatten the lines.
  */
 static void tput_chart(struct charts *c, int first, int mi, int seq)
 {
 	const struct run *r = c->r;
 	const struct point *p0 = r->points[first];
 	const struct metric_def *d = &p0->defs[mi];
+	const struct cell_metric *m;
 	bool cost = d->kind == METRIC_INSN;
 	char *plot = NULL, *name, *cap, *t;
 	const char *unit;
-	double sc = metric_scale(d, &unit);
+	double sc = metric_scale(d, &unit), top = 0, reach = 0, ymax = 0, hi;
 	int v, pt, k, rows;
 
 	name = xasprintf("%s-%02d-%s-%s", cost ? "cost" : "tput", seq,
@@ -157,11 +177,26 @@ static void tput_chart(struct charts *c, int first, int mi, int seq)
 	cap = xasprintf("%s %s: %s vs threads (%s), geometric mean, 95%% CI",
 			p0->workload, d->op, cost ? "insn/op (cost mode)" :
 			"throughput", p0->params_nothreads);
-	begin(c, name, cap);
+	t = xasprintf("%s %s: %s against threads", p0->workload, d->op,
+		      cost ? "instructions per op (cost mode)" : "ops/s");
+	chart_begin(c, name, t, cap);
+	free(t);
+	for (v = 0; v < r->nvariants; v++)
+		for (pt = 0; pt < r->npoints; pt++)
+			if ((m = series_metric(r, p0, pt, v, d))) {
+				top = fmax(top, m->value * sc);
+				if (isfinite(m->s.ci_hi))
+					reach = fmax(reach, m->s.ci_hi * sc);
+			}
+	if (reach > 2 * top && top > 0)
+		ymax = chart_nice_up(2 * top);
 	fprintf(c->gp, "set xlabel 'threads'\nset ylabel ");
 	gp_str(c->gp, unit);
-	fprintf(c->gp, "\nset yrange [0:*]\nset offsets 0.3, 0.3, 0, 0\n"
-		"set xtics (");
+	if (ymax > 0)
+		fprintf(c->gp, "\nset yrange [0:%g]", ymax);
+	else
+		fprintf(c->gp, "\nset yrange [0:*]");
+	fprintf(c->gp, "\nset offsets 0.3, 0.3, 0, 0\nset xtics (");
 	for (pt = 0, k = 0; pt < r->npoints; pt++)
 		if (same_series(p0, r->points[pt]))
 			fprintf(c->gp, "%s%d", k++ ? ", " : "",
@@ -171,38 +206,43 @@ static void tput_chart(struct charts *c, int first, int mi, int seq)
 		rows = 0;
 		fprintf(c->gp, "$t%d << EOD\n", v);
 		for (pt = 0; pt < r->npoints; pt++) {
-			const struct point *p = r->points[pt];
-			const struct cell *g = run_cell(r, pt, v);
-			const struct cell_metric *m;
-
-			if (!g || g->nfailed || !same_series(p0, p))
+			if (!(m = series_metric(r, p0, pt, v, d)))
 				continue;
-			for (k = 0; k < g->nm; k++)
-				if (!strcmp(g->m[k].def->name, d->name))
-					break;
-			if (k == g->nm)
-				continue;
-			m = &g->m[k];
 			rows++;
-			fprintf(c->gp, "%d %.6g %.6g %.6g\n", p->threads,
-				m->value * sc, bound(m->s.ci_lo) * sc,
-				bound(m->s.ci_hi) * sc);
+			hi = chart_bound(m->s.ci_hi) * sc;
+			fprintf(c->gp, "%d %.6g %.6g %.6g\n",
+				r->points[pt]->threads, m->value * sc,
+				chart_bound(m->s.ci_lo) * sc,
+				ymax > 0 && hi > ymax ? ymax : hi);
 		}
 		fprintf(c->gp, "EOD\n");
 		if (!rows)
 			continue;
 		t = gp_quote(r->variants[v]);
-		plot = plot_append(plot, "$t%d using 1:2 with linespoints "
+		plot = chart_plot_append(plot, "$t%d using 1:2 with linespoints "
 				   "lw 2 pt 7 lc %d title %s, $t%d using "
 				   "1:2:3:4 with yerrorbars lc %d pt 7 "
 				   "notitle", v, v + 1, t, v, v + 1);
 		free(t);
 	}
+	for (v = 0; ymax > 0 && v < r->nvariants; v++)
+		for (pt = 0; pt < r->npoints; pt++)
+			if ((m = series_metric(r, p0, pt, v, d)) &&
+			    isfinite(m->s.ci_hi) && m->s.ci_hi * sc > ymax) {
+				t = xasprintf("%s: to %.6g", r->variants[v],
+					      m->s.ci_hi * sc);
+				fprintf(c->gp, "set label ");
+				gp_str(c->gp, t);
+				fprintf(c->gp, " at %d, %g left offset 0.5,-0.6 "
+					"font ',8' tc rgb '#b00000'\n",
+					r->points[pt]->threads, ymax);
+				free(t);
+			}
 	if (!plot) {
-		render_empty(c, "no variant ran this series cleanly");
+		chart_render_empty(c, "no variant ran this series cleanly");
 		return;
 	}
-	render(c, plot);
+	chart_render(c, plot);
 	free(plot);
 }
 
@@ -243,15 +283,17 @@ static void lat_chart(struct charts *c, int pt, const char *op)
 {
 	const struct run *r = c->r;
 	const struct point *p = r->points[pt];
-	char *plot = NULL;
-	struct tics tics = { 0 };
+	char *plot = NULL, *t;
+	struct chart_tics tics = { 0 };
 	bool have[3] = { false, false, false };
 	int v, k, i;
 
-	begin(c, xasprintf("lat-%s-%s", p->label, op),
+	t = xasprintf("%s %s: latency percentiles by variant", p->label, op);
+	chart_begin(c, xasprintf("lat-%s-%s", p->label, op), t,
 	      xasprintf("%s: %s %s - %s latency percentiles (geometric mean "
 			"of per-boot values, 95%% CI)", p->label, p->workload,
 			p->params_str, op));
+	free(t);
 	fprintf(c->gp, "set ylabel 'latency (us), log scale'\n"
 		"set xlabel 'variant'\nset logscale y\nset style data "
 		"histogram\nset style histogram errorbars gap 1 lw 1\n"
@@ -263,7 +305,7 @@ static void lat_chart(struct charts *c, int pt, const char *op)
 		if (!g || g->nfailed)
 			continue;
 		fprintf(c->gp, "%d", tics.n);
-		tic_add(&tics, r->variants[v], NULL);
+		chart_tic_add(&tics, r->variants[v], NULL);
 		for (i = 0; i < 3; i++) {
 			const struct cell_metric *m = NULL;
 
@@ -279,23 +321,23 @@ static void lat_chart(struct charts *c, int pt, const char *op)
 			have[i] = true;
 			fprintf(c->gp, " %.6g %.6g %.6g",
 					m->value / 1e3,
-					bound(m->s.ci_lo) / 1e3,
-					bound(m->s.ci_hi) / 1e3);
+					chart_bound(m->s.ci_lo) / 1e3,
+					chart_bound(m->s.ci_hi) / 1e3);
 		}
 		fputc('\n', c->gp);
 	}
 	fprintf(c->gp, "EOD\n");
-	tics_put(c->gp, &tics);
+	chart_tics_put(c->gp, &tics);
 	for (i = 0; i < 3; i++)
 		if (have[i])
-			plot = plot_append(plot, "$d using %d:%d:%d title "
+			plot = chart_plot_append(plot, "$d using %d:%d:%d title "
 					   "'p%s'", 2 + 3 * i, 3 + 3 * i,
 					   4 + 3 * i, lat_pcts[i]);
 	if (!plot) {
-		render_empty(c, "no latency percentile metrics");
+		chart_render_empty(c, "no latency percentile metrics");
 		return;
 	}
-	render(c, plot);
+	chart_render(c, plot);
 	free(plot);
 }
 
@@ -309,9 +351,11 @@ static void cdf_chart(struct charts *c, int pt)
 	double up, cum;
 	uint64_t cnt, tot;
 
-	begin(c, xasprintf("cdf-%s", p->label),
+	t = xasprintf("%s: latency CDF by variant and op", p->label);
+	chart_begin(c, xasprintf("cdf-%s", p->label), t,
 	      xasprintf("%s: %s %s - latency CDF", p->label, p->workload,
 			p->params_str));
+	free(t);
 	fprintf(c->gp, "set xlabel 'latency (us), log scale'\nset ylabel "
 		"'fraction of operations <= x'\nset logscale x\n"
 		"set yrange [0:1.02]\nset grid xtics ytics\n");
@@ -333,7 +377,7 @@ static void cdf_chart(struct charts *c, int pt)
 			fprintf(c->gp, "EOD\n");
 			t = xasprintf("%s %s", r->variants[v], g->opname[k]);
 			q = gp_quote(t);
-			plot = plot_append(plot, "$c%d using 1:2 with steps "
+			plot = chart_plot_append(plot, "$c%d using 1:2 with steps "
 					   "lw 2 lc %d dt %d title %s", ds,
 					   v + 1, k + 1, q);
 			free(t);
@@ -342,9 +386,9 @@ static void cdf_chart(struct charts *c, int pt)
 		}
 	}
 	if (plot)
-		render(c, plot);
+		chart_render(c, plot);
 	else
-		render_empty(c, "no variant has latencies at this point");
+		chart_render_empty(c, "no variant has latencies at this point");
 	free(plot);
 }
 
@@ -398,104 +442,6 @@ static void lat_charts(struct charts *c)
 }
 
 /*
- * Change against the baseline across the matrix: the bar is the ratio of
- * geometric means (as percent), the error bar that ratio's 95% CI.
- */
-static void rel_chart(struct charts *c, enum metric_kind kind, const char *pct,
-		      const char *what)
-{
-	const struct run *r = c->r;
-	const struct cell *g;
-	const struct gated_metric *it;
-	char *plot = NULL, *t;
-	struct tics tics = { 0 };
-	bool *have = xcalloc(r->nvariants, sizeof(*have));
-	int pt, mi, v, col = 2, rows = 0;
-
-	begin(c, xasprintf("relative-%s", what),
-	      xasprintf("%s: change against %s (ratio of geometric means), "
-			"95%% CI; no bar: not compared", what,
-			r->variants[c->base]));
-	t = xasprintf("change against %s (%%)", r->variants[c->base]);
-	fputs("set ylabel ", c->gp);
-	gp_str(c->gp, t);
-	free(t);
-	fprintf(c->gp, "\nset xlabel 'point/op'\nset style data histogram\n"
-		"set style histogram errorbars gap 1 lw 1\nset style fill "
-		"solid 0.85 border -1\nset xtics rotate by -30\n"
-		"set xzeroaxis lt -1\n$r << EOD\n");
-	for (pt = 0; pt < r->npoints; pt++) {
-		const struct point *p = r->points[pt];
-
-		for (mi = 0; mi < p->ndefs; mi++) {
-			if (p->defs[mi].kind != kind || (pct &&
-			    strcmp(p->defs[mi].pct, pct)))
-				continue;
-			fprintf(c->gp, "%d", rows++);
-			tic_add(&tics, p->label, p->defs[mi].op);
-			for (v = 0; v < r->nvariants; v++) {
-				if (v == c->base)
-					continue;
-				g = run_cell(r, pt, v);
-				it = g ? gate_find(c->x->it, c->x->nit, g, mi) :
-					 NULL;
-				if (!it || !isfinite(it->c.pct)) {
-					fprintf(c->gp, " NaN NaN NaN");
-					continue;
-				}
-				fprintf(c->gp, " %.4g %.4g %.4g", it->c.pct,
-					bound(it->c.ci_pct_lo),
-					bound(it->c.ci_pct_hi));
-				have[v] = true;
-			}
-			fputc('\n', c->gp);
-		}
-	}
-	fprintf(c->gp, "EOD\n");
-	tics_put(c->gp, &tics);
-	for (v = 0; v < r->nvariants; v++) {
-		if (v == c->base)
-			continue;
-		t = gp_quote(r->variants[v]);
-		if (have[v])
-			plot = plot_append(plot, "$r using %d:%d:%d lc %d "
-					   "title %s", col, col + 1, col + 2,
-					   v + 1, t);
-		free(t);
-		col += 3;
-	}
-	free(have);
-	if (!rows || !plot) {
-		render_empty(c, "nothing compared");
-		return;
-	}
-	render(c, plot);
-	free(plot);
-}
-
-static bool has_mode(const struct run *r, const char *mode)
-{
-	int pt;
-
-	for (pt = 0; pt < r->npoints; pt++)
-		if (!strcmp(r->points[pt]->mode, mode))
-			return true;
-	return false;
-}
-
-static void rel_charts(struct charts *c)
-{
-	if (c->r->nvariants < 2)
-		return;
-	if (has_mode(c->r, "time")) {
-		rel_chart(c, METRIC_OPS, NULL, "throughput");
-		rel_chart(c, METRIC_LAT, "99", "p99-latency");
-	}
-	if (has_mode(c->r, "cost"))
-		rel_chart(c, METRIC_INSN, NULL, "insn-per-op");
-}
-
-/*
  * Every kind of chart, in the order report.html shows them: a kind with a
  * heading gets a section of its own before the tables, one without shows
  * its charts in the section of each point whose label starts the caption.
@@ -505,7 +451,7 @@ const struct chart_kind chart_kinds[] = {
 	{ .name = "tput", .make = tput_charts,
 	  .what = "rate (time mode) or insn/op (cost mode) against threads, per op",
 	  .heading = "Throughput (time mode) and insn/op (cost mode) against threads" },
-	{ .name = "relative", .make = rel_charts,
+	{ .name = "relative", .make = chart_relative,
 	  .what = "change against the baseline across the matrix",
 	  .heading = "Change against the baseline" },
 	{ .name = "lat", .make = lat_charts,

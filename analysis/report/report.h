@@ -53,6 +53,42 @@ struct chart {
 int report_charts(const struct gated_run *x, struct chart **charts,
 		  int *ncharts, struct stage *draw);
 
+/* what each kind of chart draws with (chart.c), for the kinds' files */
+struct charts {
+	FILE *gp;
+	const struct chart_kind *kind;	/* of the charts being made */
+	const struct gated_run *x;
+	const struct run *r;
+	int base;
+	struct chart *v;
+	int n;
+	int width;		/* of the chart begun, pixels; height 540 */
+};
+
+/* `set xtics (...)` naming the rows of a data block, from collect(). */
+struct chart_tics {
+	char *buf;
+	size_t len;
+	FILE *f;
+	int n;
+};
+
+/* a missing or infinite bound is NaN: gnuplot then draws no error bar */
+double chart_bound(double v);
+/* a round axis limit at or above x: 1, 2 or 5 times a power of ten */
+double chart_nice_up(double x);
+void chart_begin(struct charts *c, char *name, const char *title,
+		 char *caption);
+void chart_render(struct charts *c, const char *plot);
+/* gnuplot refuses a plot without one valid point: say why it is empty */
+void chart_render_empty(struct charts *c, const char *why);
+char *chart_plot_append(char *plot, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void chart_tic_add(struct chart_tics *t, const char *a, const char *b);
+void chart_tics_put(FILE *gp, struct chart_tics *t);
+/* chart-rel.c: every variant against the baseline across the matrix */
+void chart_relative(struct charts *c);
+
 /* ---- html.c ---- */
 
 int report_html(FILE *f, const struct gated_run *x, const struct chart *charts,

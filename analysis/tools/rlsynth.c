@@ -18,7 +18,7 @@
 #include "hist.h"
 
 #define MAXV 8
-#define MAXT 8
+#define MAXT 16
 
 struct opts {
 	const char *dir, *name;
