@@ -29,7 +29,8 @@ like "$mail" $'\n'"verdict: $v: " "the verdict is the report's ($v)"
 cost=$(sed -n '/^path-length, cost mode/,/^$/p' <<<"$mail")
 like "$cost" "no cache misses, no coherence traffic, no parallel"$'\n'"speed-up" \
 	"the path-length rows say what cost mode does not measure"
-is "$(grep -c 'insn/op' <<<"$cost"):$(grep -c 'insn/op' <<<"$mail")" "2:2" "insn/op rows only there, one per point"
+is "$(grep -c '^p00[01]-dio read ' <<<"$cost"):$(grep -c '^p00[01]-dio read ' <<<"$mail"):$(grep -c '^p00[01]-dio read ops/s ' <<<"$mail")" "2:4:2" \
+	"one path-length row per point, named by its op, apart from the time rows"
 like "$mail" "reproduce:"$'\n'"  make bench KERNEL=${long//+/\\+} \\\\"$'\n'"    BASELINE=stock MATRIX=synthetic MODE=both ITERATIONS=3" \
 	"the command that reproduces it, broken to fit"
 run $R mail "$tmp/nosuch"

@@ -1,7 +1,7 @@
 #!/bin/bash
-# Every command block of README.md is run by a test, or marked in the README
-# as slow (a make test-* target or a release run) or as needing a lab (what
-# CI lacks). The table below says which; a README command that no row
+# Every command block of README.md and of the docs it links (docs/*.md) is
+# run by a test, or marked in its file as slow (a make test-* target or a
+# release run) or as needing a lab (what CI lacks). The table below says which; a README command that no row
 # matches, or a row that matches no command, fails. The cheap commands run
 # here, through make as a user types them.
 . "$(dirname "$0")/lib/tap.sh"
@@ -10,11 +10,14 @@ plan 19
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# readme_commands FILE: one line per command of the indented blocks,
-# continuation lines joined, as "command<TAB>comment".
+# readme_commands FILE...: one line per command of the indented blocks
+# (not of fenced ones), continuation lines joined, as "command<TAB>comment".
 readme_commands() {
 	awk '
 	function flush() { if (cmd != "") print cmd "\t" com; cmd = ""; com = "" }
+	# a fenced block is output shown (a report excerpt), not commands
+	/^```/ { flush(); fenced = !fenced; next }
+	fenced { next }
 	/^    [^ ]/ || (/^        / && cont) {
 		line = $0; sub(/^ +/, "", line)
 		c = ""
@@ -26,8 +29,11 @@ readme_commands() {
 		next
 	}
 	{ flush(); cont = 0 }
-	END { flush() }' "$1"
+	END { flush() }' "$@"
 }
+# the files whose commands are checked: README.md and the docs it links
+# for running things (formats.md and rlstat-input.md hold no commands)
+DOCS=(docs/running.md docs/measuring.md docs/measurements.md docs/variables.md docs/parts.md)
 
 # How each README command is covered: ERE on the command | kind | what.
 #   here   this file runs it (below)
@@ -70,8 +76,8 @@ rows=(
 	'^make test-lava-server$|slow|tests/76-lava-server.t|make --no-print-directory lava-submit JOBS='
 )
 
-# check_readme FILE: prints one line per problem; nothing when every
-# command has exactly one row that holds.
+# check_readme README: prints one line per problem of README and the docs;
+# nothing when every command has exactly one row that holds.
 check_readme() {
 	local cmd com re kind file text n i used=()
 	while IFS=$'\t' read -r cmd com; do
@@ -91,13 +97,13 @@ check_readme() {
 			esac
 		done
 		[ $n = 1 ] || echo "'$cmd': $n rows of tests/97-readme.t match it (one must: a test, or a slow/lab mark)"
-	done < <(readme_commands "$1")
+	done < <(readme_commands "$1" "${DOCS[@]}")
 	for i in "${!rows[@]}"; do
 		[ -n "${used[i]:-}" ] || echo "row '${rows[$i]%%|*}' matches no README command (stale)"
 	done
 }
 
-ncmd=$(readme_commands README.md | wc -l)
+ncmd=$(readme_commands README.md "${DOCS[@]}" | wc -l)
 ok "$([ "$ncmd" -ge 25 ]; echo $?)" "the README's command blocks are read ($ncmd commands)"
 problems=$(check_readme README.md)
 is "$problems" "" "every README command has a test or a slow/lab mark"

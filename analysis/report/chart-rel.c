@@ -15,14 +15,15 @@ struct rel_cell {
 };
 
 /*
- * The symmetric axis limit of a relative chart: every bar and interval,
+ * The symmetric axis limit of a relative chart: the gate's threshold thr,
+ * every bar and interval,
  * unless an interval reaches past three times the largest bar (a point
  * with two noisy boots can reach +13000% and flatten every other bar);
  * those are clipped at the axis and marked with their true end.
  */
-static double rel_limit(const struct rel_cell *rc, int n)
+static double rel_limit(const struct rel_cell *rc, int n, double thr)
 {
-	double bar = 1, ci = 1;
+	double bar = thr, ci = thr;
 	int i;
 
 	for (i = 0; i < n; i++) {
@@ -57,7 +58,7 @@ static void clip_label(FILE *gp, double x, double lim, double end)
  * The chart widens with its rows, so that tic labels never overlap.
  */
 static void rel_chart(struct charts *c, enum metric_kind kind, const char *pct,
-		      const char *what)
+		      const char *what, const char *title)
 {
 	const struct run *r = c->r;
 	const struct cell *g;
@@ -70,9 +71,9 @@ static void rel_chart(struct charts *c, enum metric_kind kind, const char *pct,
 	char *labels = NULL;
 	size_t nlabels = 0;
 	FILE *lf;
-	double lim, x;
+	double lim, x, thr, worse;
 
-	t = xasprintf("%s: change against %s", what, r->variants[c->base]);
+	t = xasprintf("%s: change against %s", title, r->variants[c->base]);
 	chart_begin(c, xasprintf("relative-%s", what), t,
 	      xasprintf("%s: change against %s (ratio of geometric means), "
 			"95%% CI; no bar: not compared; an interval past the "
@@ -110,7 +111,12 @@ static void rel_chart(struct charts *c, enum metric_kind kind, const char *pct,
 			rows++;
 		}
 	}
-	lim = rel_limit(rc, rows * ncand);
+	/* the gate's threshold, drawn on the side that is worse */
+	thr = kind == METRIC_INSN ? c->x->gt.cost_threshold_pct :
+	      kind == METRIC_LAT ? c->x->gt.tail_threshold_pct :
+	      c->x->gt.threshold_pct;
+	worse = kind == METRIC_OPS ? -thr : thr;
+	lim = rel_limit(rc, rows * ncand, thr);
 	/* 24 px a row at least, 14 a bar: -45 degree labels never touch */
 	c->width = 240 + rows * (ncand * 14 + 12 > 24 ? ncand * 14 + 12 : 24);
 	c->width = c->width < 960 ? 960 : c->width > 4000 ? 4000 : c->width;
@@ -122,7 +128,11 @@ static void rel_chart(struct charts *c, enum metric_kind kind, const char *pct,
 		"set style histogram errorbars gap 1 lw 1\nset style fill "
 		"solid 0.85 border -1\nset xtics rotate by -45\n"
 		"set xzeroaxis lt -1\nset yrange [%g:%g]\nset offsets 0, 0, "
-		"0.08, 0.08\n$r << EOD\n", -lim, lim);
+		"0.08, 0.08\nset arrow from graph 0, first %g to graph 1, "
+		"first %g nohead dt 2 lc rgb '#b00000'\nset label 'threshold "
+		"%g%%' at graph 0, first %g left offset 0.5,%d font ',8' "
+		"tc rgb '#b00000'\n$r << EOD\n", -lim, lim, worse, worse, thr,
+		worse, worse > 0 ? 1 : -1);
 	/* the labels of clipped ends follow the data block, never in it */
 	lf = open_memstream(&labels, &nlabels);
 	if (!lf)
@@ -188,9 +198,10 @@ void chart_relative(struct charts *c)
 	if (c->r->nvariants < 2)
 		return;
 	if (has_mode(c->r, "time")) {
-		rel_chart(c, METRIC_OPS, NULL, "throughput");
-		rel_chart(c, METRIC_LAT, "99", "p99-latency");
+		rel_chart(c, METRIC_OPS, NULL, "throughput", "ops/s");
+		rel_chart(c, METRIC_LAT, "99", "p99-latency", "p99 latency");
 	}
 	if (has_mode(c->r, "cost"))
-		rel_chart(c, METRIC_INSN, NULL, "insn-per-op");
+		rel_chart(c, METRIC_INSN, NULL, "insn-per-op",
+			  "instructions per op (cost mode)");
 }

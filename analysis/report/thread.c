@@ -69,7 +69,9 @@ static void row(FILE *f, const struct gated_metric *it)
 	double sc = metric_scale(a->def, &unit);
 	bool cost = !strcmp(it->gb->pt->mode, "cost");
 
+	/* a path-length row is insn/op: the op names it */
 	snprintf(lab, sizeof(lab), "%s %s", it->gb->pt->label,
+		 cost && a->def->op ? a->def->op :
 		 short_metric(a->def, m, sizeof(m)));
 	fmt_value(va, sizeof(va), a->value * sc);
 	fmt_value(vb, sizeof(vb), b->value * sc);
