@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 make -s -C workloads >/dev/null || bail_out "rlwork does not build"
 make -s -C analysis >/dev/null || bail_out "rlstat does not build"
-plan 14
+plan 16
 
 tmp=$(mktemp -d)
 runs=()
@@ -100,4 +100,10 @@ like "$RC:$OUT" "^2:.*JOB '$tmp/nosuch' is neither a job id" "a JOB that is neit
 mkdir -p "$tmp/empty"
 run runners/lava collect "$tmp/empty"
 like "$RC:$OUT" "^2:.*is not a run-local directory" "a directory without a job exits 2"
+# runners/lava-yaml, the YAML and log reading behind collect: bad input
+# is exit 2 naming it
+run runners/lava-yaml metadata "$tmp/no-such-job.yaml"
+like "$RC:$OUT" "^2:lava-yaml: $tmp/no-such-job.yaml: " "lava-yaml names a job file it cannot read, exit 2"
+run runners/lava-yaml health "$tmp/no-such.log" soon
+like "$RC:$OUT" "^2:lava-yaml: usage: " "and refuses arguments it does not take, exit 2"
 done_testing
