@@ -245,8 +245,9 @@ int plan_next_round(const char *dir, json_t *meta, char **names, int n,
 {
 	json_t *order = json_object_get(meta, "boot_order"), *b, *pts;
 	json_t *bs = json_object_get(meta, "budget_s");
-	int maxit = json_integer_value(json_object_get(meta,
-						       "max_iterations"));
+	json_t *mx = json_object_get(meta, "max_iterations");
+	/* runs from before meta.json recorded it had the matrix default */
+	int maxit = json_is_integer(mx) ? json_integer_value(mx) : 10;
 	double spent = 0, need;
 	char **tv, **prev;
 	int k = 0, ntv, nprev = 0, i;
