@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 command -v gnuplot >/dev/null || { echo "1..0 # skip gnuplot not installed"; exit 0; }
 [ -x analysis/rlstat ] || make -s -C analysis >/dev/null || exit 2
-plan 9
+plan 10
 FITS=tests/lib/svg-fits
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -48,9 +48,12 @@ ok $? "the parameters are in report.html's captions, not in the chart titles"
 rel=$tmp/run/relative-throughput
 read -r w h _ < <(analysis/pngstat "$rel.png")
 ok "$([ "$w" -gt 960 ] && [ "$h" = 540 ]; echo $?)" "the relative chart widens with its 30 rows (${w}x$h)"
-ytics=$(awk '/text-anchor="end"/ { getline; gsub(/<[^>]*>|[ \t]/, ""); if ($0 ~ /^-?[0-9]+$/) print ($0 < 0 ? -$0 : $0) }' "$rel.svg" | sort -n | tail -1)
+# the y tics, in percent ("+300%" on a log-ratio axis, "50" on a linear one)
+ytics=$(awk '/text-anchor="end"/ { getline; gsub(/<[^>]*>|[ \t+%]/, ""); if ($0 ~ /^-?[0-9]+$/) print ($0 < 0 ? -$0 : $0) }' "$rel.svg" | sort -n | tail -1)
 hi=$(analysis/rlstat report "$tmp/run" --no-charts >/dev/null 2>&1 && awk '/rangelock +p001-dio +Gmean read ops/ { gsub(/[^0-9.+-]/, " ", $NF); print $NF; exit }' "$tmp/run/report.txt" | tr -d '+ ]')
-ok "$([ -n "$ytics" ] && [ "$ytics" -le 200 ]; echo $?)" "its axis is symmetric and set by the bars (up to $ytics%), not the interval (to +$hi%)"
+ok "$([ -n "$ytics" ] && [ "$ytics" -le 300 ]; echo $?)" "its axis is set by the bars (up to $ytics%), not the interval (to +$hi%)"
+grep -q 'log-ratio axis' "$rel.svg"
+ok $? "past +-100% it is a log-ratio axis, labelled in percent"
 like "$(grep -o 'to +[0-9]*%' "$rel.svg")" "^to \+[0-9]{3,}%$" "the cut interval's end is written at the axis"
 read -r w h _ < <(analysis/pngstat "$tmp/run/tput-01-dio-read.png")
 ok "$([ "$w" = 960 ] && [ "$h" = 540 ] && grep -q 'rangelock: to [0-9]' "$tmp/run/tput-01-dio-read.svg"; echo $?)" \

@@ -38,6 +38,33 @@ static double rel_limit(const struct rel_cell *rc, int n, double thr)
 	return chart_nice_up(fmin(fmax(bar, ci), 3 * bar) * 1.1);
 }
 
+/*
+ * A change on the chart's axis: percent, or past +-100% the log of the
+ * ratio, on which -50% and +100% lie equally far from 0 and a change can
+ * never reach below -100%.
+ */
+static double axis_y(double pct, bool logr)
+{
+	if (!logr || !isfinite(pct))
+		return pct;
+	return log2(fmax(1 + pct / 100, 1e-3));
+}
+
+/* the log-ratio axis's tics, in percent (%% in a tic label: it is a format) */
+static void log_tics(FILE *gp, double ylim)
+{
+	int k, n = ceil(ylim);
+
+	fputs("set ytics (", gp);
+	for (k = -n; k <= n; k++)
+		if (k)
+			fprintf(gp, "%s'%+.0f%%%%' %d", k > -n ? ", " : "",
+				(exp2(k) - 1) * 100, k);
+		else
+			fprintf(gp, ", '0%%%%' 0");
+	fputs(")\n", gp);
+}
+
 /* the clipped end of an interval, written where it leaves the axis */
 static void clip_label(FILE *gp, double x, double lim, double end)
 {
@@ -54,7 +81,8 @@ static void clip_label(FILE *gp, double x, double lim, double end)
 /*
  * Change against the baseline across the matrix: the bar is the ratio of
  * geometric means (as percent), the error bar that ratio's 95% CI, on a
- * symmetric axis; intervals past it are clipped and their end written.
+ * symmetric axis (of the log-ratio once it passes +-100%); intervals past
+ * it are clipped and their end written.
  * The chart widens with its rows, so that tic labels never overlap.
  */
 static void rel_chart(struct charts *c, enum metric_kind kind, const char *pct,
@@ -71,7 +99,8 @@ static void rel_chart(struct charts *c, enum metric_kind kind, const char *pct,
 	char *labels = NULL;
 	size_t nlabels = 0;
 	FILE *lf;
-	double lim, x, thr, worse;
+	double lim, ylim, x, thr, worse;
+	bool logr;
 
 	t = xasprintf("%s: change against %s", title, r->variants[c->base]);
 	chart_begin(c, xasprintf("relative-%s", what), t,
@@ -117,10 +146,13 @@ static void rel_chart(struct charts *c, enum metric_kind kind, const char *pct,
 	      c->x->gt.threshold_pct;
 	worse = kind == METRIC_OPS ? -thr : thr;
 	lim = rel_limit(rc, rows * ncand, thr);
+	logr = lim > 100;
+	ylim = logr ? log2(1 + lim / 100) : lim;
 	/* 24 px a row at least, 14 a bar: -45 degree labels never touch */
 	c->width = 240 + rows * (ncand * 14 + 12 > 24 ? ncand * 14 + 12 : 24);
 	c->width = c->width < 960 ? 960 : c->width > 4000 ? 4000 : c->width;
-	t = xasprintf("change against %s (%%)", r->variants[c->base]);
+	t = xasprintf("change against %s (%%%s)", r->variants[c->base],
+		      logr ? ", log-ratio axis" : "");
 	fputs("set ylabel ", c->gp);
 	gp_str(c->gp, t);
 	free(t);
@@ -131,8 +163,12 @@ static void rel_chart(struct charts *c, enum metric_kind kind, const char *pct,
 		"0.08, 0.08\nset arrow from graph 0, first %g to graph 1, "
 		"first %g nohead dt 2 lc rgb '#b00000'\nset label 'threshold "
 		"%g%%' at graph 0, first %g left offset 0.5,%d font ',8' "
-		"tc rgb '#b00000'\n$r << EOD\n", -lim, lim, worse, worse, thr,
-		worse, worse > 0 ? 1 : -1);
+		"tc rgb '#b00000'\n", -ylim, ylim, axis_y(worse, logr),
+		axis_y(worse, logr), thr, axis_y(worse, logr),
+		worse > 0 ? 1 : -1);
+	if (logr)
+		log_tics(c->gp, ylim);
+	fputs("$r << EOD\n", c->gp);
 	/* the labels of clipped ends follow the data block, never in it */
 	lf = open_memstream(&labels, &nlabels);
 	if (!lf)
@@ -144,15 +180,18 @@ static void rel_chart(struct charts *c, enum metric_kind kind, const char *pct,
 
 			/* gnuplot's clustered bars: gap 1, ncand a row */
 			x = k + (j - (ncand - 1) / 2.0) / (ncand + 1);
-			if (isfinite(e->lo) && e->lo < -lim) {
-				clip_label(lf, x, lim, e->lo);
-				e->lo = -lim;
+			double lo = axis_y(e->lo, logr), hi = axis_y(e->hi, logr);
+
+			if (isfinite(lo) && lo < -ylim) {
+				clip_label(lf, x, ylim, e->lo);
+				lo = -ylim;
 			}
-			if (isfinite(e->hi) && e->hi > lim) {
-				clip_label(lf, x, lim, e->hi);
-				e->hi = lim;
+			if (isfinite(hi) && hi > ylim) {
+				clip_label(lf, x, ylim, e->hi);
+				hi = ylim;
 			}
-			fprintf(c->gp, " %.4g %.4g %.4g", e->pct, e->lo, e->hi);
+			fprintf(c->gp, " %.4g %.4g %.4g", axis_y(e->pct, logr),
+				lo, hi);
 		}
 		fputc('\n', c->gp);
 	}
