@@ -26,7 +26,7 @@ static bool all_positive(const struct cell_metric *g)
 	return g->nvals > 0;
 }
 
-static double *logs(const struct cell_metric *g)
+double *cmp_logs(const struct cell_metric *g)
 {
 	double *l = xcalloc(g->nvals ? g->nvals : 1, sizeof(*l));
 	int i;
@@ -51,7 +51,7 @@ static double worse_pct(double r, bool hib)
 static void log_compare(struct comparison *c, double alpha, double thr,
 			double level, bool hib, const struct var_prior *prior)
 {
-	double *la = logs(c->a), *lb = logs(c->b), tq, r, ub;
+	double *la = cmp_logs(c->a), *lb = cmp_logs(c->b), tq, r, ub;
 	double fa = metric_floor(c->a, true), fb = metric_floor(c->b, true);
 	struct summary sa, sb;
 

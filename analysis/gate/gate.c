@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_statistics_double.h>
 
 #include "gate/gate.h"
 
@@ -282,20 +283,18 @@ const char *gate_label(const struct gated_metric *x)
 /* The sample variance of a side's logs, or NaN when a value is not > 0. */
 static double log_variance(const struct cell_metric *g)
 {
-	double sum = 0, ss = 0, mean;
+	double *l, v;
 	int i;
 
 	if (g->nvals < 2)
 		return NAN;
-	for (i = 0; i < g->nvals; i++) {
+	for (i = 0; i < g->nvals; i++)
 		if (!(g->vals[i] > 0))
 			return NAN;
-		sum += log(g->vals[i]);
-	}
-	mean = sum / g->nvals;
-	for (i = 0; i < g->nvals; i++)
-		ss += (log(g->vals[i]) - mean) * (log(g->vals[i]) - mean);
-	return ss / (g->nvals - 1);
+	l = cmp_logs(g);
+	v = gsl_stats_variance(l, 1, g->nvals);
+	free(l);
+	return v;
 }
 
 /*

@@ -45,6 +45,8 @@ void cmp_compute(struct comparison *c, const struct cell_metric *a,
 		 double level, const struct var_prior *prior);
 void cmp_bound(struct comparison *c, double alpha);
 void cmp_lower(struct comparison *c, double level);
+/* the logs of a metric's values, one per boot (the caller frees them) */
+double *cmp_logs(const struct cell_metric *cm);
 
 /* ---- gate.c: families, verdicts, the sequential rule ---- */
 
