@@ -15,7 +15,15 @@ plan 84
 tmp=$(mktemp -d)
 made=()
 # shellcheck disable=SC2317  # run from the EXIT trap
-cleanup() { rm -rf "$tmp"; for d in ${made[@]+"${made[@]}"}; do rm -rf "$d"; done; }
+# Only run directories under results/: a runner that died before its
+# `run:` line leaves rd empty, and "$TOP/" must never be removed.
+cleanup() {
+	local d
+	rm -rf "$tmp"
+	for d in ${made[@]+"${made[@]}"}; do
+		case $d in "$TOP"/results/?*) rm -rf "$d" ;; esac
+	done
+}
 trap cleanup EXIT
 make -s -C workloads >/dev/null 2>&1
 
