@@ -41,6 +41,8 @@ void fmt_value(char *buf, size_t len, double v);
 void fmt_pct(char *buf, size_t len, double pct);
 /* a git commit id as people quote it: its first 12 characters */
 const char *git_short(const char *commit);
+/* a program's stdout, run without a shell; *ok: it exited 0 */
+char *cmd_output(const char *const argv[], bool *ok);
 
 /* ---- options.c: every subcommand's options from one table ---- */
 

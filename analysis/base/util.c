@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <ftw.h>
 #include <math.h>
@@ -293,4 +294,64 @@ const char *git_short(const char *c)
 	k = (k + 1) % 4;
 	snprintf(buf[k], sizeof(buf[k]), "%.7s", c);
 	return buf[k];
+}
+
+/**
+ * cmd_output() - the standard output of a program, run without a shell
+ * @argv: the program and its arguments, NULL-terminated
+ * @ok: set to whether it exited 0
+ *
+ * Its stderr goes to /dev/null: the callers ask for facts (a version, a
+ * commit id) that may be missing, and say so themselves.
+ *
+ * Return: what it printed, NUL-terminated (empty when it could not run).
+ */
+char *cmd_output(const char *const argv[], bool *ok)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = xcalloc(cap, 1);
+	int fd[2], st = 1, dn;
+	ssize_t r;
+	pid_t pid;
+
+	*ok = false;
+	if (pipe(fd))
+		return buf;
+	pid = fork();
+	if (pid < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return buf;
+	}
+	if (!pid) {
+		dn = open("/dev/null", O_RDWR);
+		dup2(fd[1], 1);
+		if (dn >= 0) {
+			dup2(dn, 2);
+			dup2(dn, 0);
+		}
+		close(fd[0]);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(fd[1]);
+	while ((r = read(fd[0], buf + len, cap - len - 1)) != 0) {
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		len += r;
+		if (len + 1 == cap) {
+			buf = realloc(buf, cap *= 2);
+			if (!buf)
+				oom();
+		}
+	}
+	buf[len] = 0;
+	close(fd[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	*ok = WIFEXITED(st) && !WEXITSTATUS(st);
+	return buf;
 }

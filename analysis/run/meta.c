@@ -54,7 +54,8 @@ static bool features_ok(json_t *fs)
 	return true;
 }
 
-void meta_check(const char *path, json_t *m)
+/* whole: a finished run's, with its variants; else one being made */
+static void check(const char *path, json_t *m, bool whole)
 {
 	json_t *host, *suite, *vs, *v, *w;
 	const char *s;
@@ -80,8 +81,9 @@ void meta_check(const char *path, json_t *m)
 		bad(path, "host is not {cpu_model, kernel: string, cpus, "
 		    "mem_mb: integer > 0}");
 	vs = json_object_get(m, "variants");
-	if (!json_is_array(vs) || !json_array_size(vs))
-		bad(path, "variants is not a non-empty array");
+	if (!json_is_array(vs) || (whole && !json_array_size(vs)))
+		bad(path, whole ? "variants is not a non-empty array" :
+		    "variants is not an array");
 	json_array_foreach(vs, i, v) {
 		s = json_string_value(json_object_get(v, "name"));
 		if (!s || !name_ok(s, "-.+") || !is_str(v, "release"))
@@ -111,8 +113,12 @@ void meta_check(const char *path, json_t *m)
 			bad(path, "skipped[] is not {variant, reason: string}");
 }
 
-/* <dir>/meta.json, checked: every run the runners write has one. */
-json_t *meta_load(const char *dir)
+void meta_check(const char *path, json_t *m)
+{
+	check(path, m, true);
+}
+
+static json_t *load(const char *dir, bool whole)
 {
 	char *path = xasprintf("%s/meta.json", dir);
 	json_error_t err;
@@ -128,8 +134,24 @@ json_t *meta_load(const char *dir)
 	if (!m)
 		die_input("%s: invalid JSON at line %d column %d: %s", path,
 			  err.line, err.column, err.text);
-	meta_check(path, m);
+	check(path, m, whole);
 	return m;
+}
+
+/* <dir>/meta.json, checked: every run the runners write has one. */
+json_t *meta_load(const char *dir)
+{
+	return load(dir, true);
+}
+
+/*
+ * <dir>/meta.json of a run being made: checked as meta_load() does, but
+ * its variants may be still to come (rlstat plan's edits before the
+ * first kernel is built).
+ */
+json_t *meta_open(const char *dir)
+{
+	return load(dir, false);
 }
 
 /*

@@ -355,3 +355,51 @@ int plan_record(json_t *meta, const char *variant, const char *mode,
 		json_object_set_new(v, "accel", json_string(accel));
 	return 0;
 }
+
+void plan_boot_lines(FILE *f, json_t *meta, const struct matrix_out *mx,
+		     const char *v, const char *mode, int it, char **sel,
+		     int nsel)
+{
+	bool cost = !strcmp(mode, "cost");
+	const char *dev = matrix_set(mx, "device");
+	const char *rt = matrix_set(mx, cost ? "cost_runtime" : "runtime");
+	const char *rp = matrix_set(mx, cost ? "cost_ramp" : "ramp");
+	const char *fs = matrix_set(mx, "fs");
+	const char *to = matrix_set(mx, "timeout");
+	const char *commit = json_string_value(json_object_get(
+				json_object_get(meta, "suite"), "commit"));
+	const char *runner = json_string_value(json_object_get(meta,
+								"runner"));
+	long tmo = to ? atol(to) : 0;
+	int i;
+
+	if (cost)
+		dev = json_string_value(json_object_get(json_object_get(meta,
+							"cost"), "device"));
+	/* no timeout set: three times a point's own seconds, and a minute */
+	if (tmo <= 0)
+		tmo = (atol(matrix_set(mx, "runtime") ?: "0") +
+		       atol(matrix_set(mx, "ramp") ?: "0")) * 3 + 60;
+	for (i = 0; i < mx->npoints; i++) {
+		const char *p = mx->points[i], *sp = strchr(p, ' ');
+		const char *args = sp ? sp + 1 : p;
+		char *id = sp ? xasprintf("%.*s", (int)(sp - p), p) : xstrdup(p);
+
+		if (nsel && !listed(id, sel, nsel)) {
+			free(id);
+			continue;
+		}
+		fprintf(f, "%s%s %d %ld %s", id, cost ? "-cost" : "", it, tmo,
+			args);
+		/* a test hook (@name) is its name alone, as the guest reads it */
+		if (*args != '@')
+			fprintf(f, " --runtime %s --ramp %s --variant %s --env "
+				"runner=%s --env accel=@ACCEL@ --env mode=%s "
+				"--env device=%s --env fs=%s --env point=%s "
+				"--env suite_commit=%s", rt ?: "", rp ?: "", v,
+				runner ?: "qemu", mode, dev ?: "", fs ?: "", id,
+				commit ?: "unknown");
+		fputc('\n', f);
+		free(id);
+	}
+}

@@ -128,6 +128,8 @@ void docs_same_names(const char *path, json_t *doc, const char *refpath,
 void meta_check(const char *path, json_t *meta);
 /* <dir>/meta.json, loaded and checked (meta_check) */
 json_t *meta_load(const char *dir);
+/* the same, of a run being made: its variants may be still to come */
+json_t *meta_open(const char *dir);
 /* meta.json's variants[] entry of variant, NULL if none */
 json_t *meta_variant(json_t *meta, const char *variant);
 /* meta.json's variants are exactly the directories holding results */
@@ -137,6 +139,8 @@ void meta_check_variants(const struct run *r, char **vdirs, const int *nres,
 bool run_is_sequential(const struct run *r, int *max_iter);
 
 /* ---- plan.c: the boots of a run, meta.json's boot_order ---- */
+
+struct matrix_out;
 
 /* meta.json of dir replaced, whole or not at all */
 void plan_meta_write(const char *dir, json_t *meta);
@@ -161,5 +165,85 @@ void plan_list(FILE *f, json_t *meta);
  */
 int plan_record(json_t *meta, const char *variant, const char *mode,
 		int iteration, double seconds, const char *accel);
+/*
+ * One boot's plan lines, those of the points in sel (all when nsel is 0),
+ * from the matrix's points: the lines runners/qemu feeds the guest.
+ */
+void plan_boot_lines(FILE *f, json_t *meta, const struct matrix_out *mx,
+		     const char *variant, const char *mode, int iteration,
+		     char **sel, int nsel);
+
+/* ---- matrix.c: runners/matrix's output, read on stdin ---- */
+
+struct matrix_out {
+	char **lines;		/* "KEY VALUE" of each "set KEY VALUE" */
+	int nlines;
+	char **points;		/* "ID ARGS...", one space between fields */
+	int npoints;
+};
+struct matrix_out *matrix_out_read(FILE *f);
+/* the value of setting key ("" when set empty), NULL when absent */
+const char *matrix_set(const struct matrix_out *m, const char *key);
+
+/* ---- create.c, edit.c: meta.json made and added to ---- */
+
+/* What a runner asks for (rlstat plan create and resume's options). */
+struct plan_req {
+	const char *runner;	/* qemu, bare, lava */
+	const char *top, *results;	/* the suite, where runs go */
+	const char *run;	/* resume: the run; bare, lava: its dir */
+	const char *matrix;	/* the matrix file the user named */
+	const struct matrix_out *mx;
+	const char *mode, *iterations, *budget, *seed, *accel, *name;
+	const char *kernel, *baseline, *variants, *rerun_of;
+	bool debug;
+	/* bare: the running kernel's variant, its scratch, its binding */
+	const char *variant, *strategy, *scratch, *fs, *topology, *binding;
+	const char **features;
+	int nfeatures;
+	/* lava: what the job files recorded */
+	const char *matrix_sha, *commit;
+};
+
+/* What the run goes by, printed for the runner as `key value` lines. */
+struct plan_set {
+	const char *mode, *iterations, *budget, *accel, *baseline;
+	const char *time_device, *cost_device, *cost_cpus, *variants;
+	long budget_s;		/* -1: none */
+	long seed;
+	int max_iterations, rounds;
+	bool debug;
+};
+
+/* seconds of a time budget; -1 for "none", -2 for anything not one */
+long plan_budget_seconds(const char *budget);
+/* q resolved against the matrix's settings (and a RESUME's meta) */
+void plan_resolve(const struct plan_req *q, json_t *meta,
+		  const struct matrix_out *mx, struct plan_set *s);
+void plan_settings_print(FILE *f, const char *dir, const struct plan_set *s);
+/* the run directory made and its meta.json written; returns the dir */
+char *plan_create_qemu(const struct plan_req *q, struct plan_set *s);
+/* bare's and lava's documents, into q->run, which the runner made */
+void plan_create_bare(const struct plan_req *q);
+void plan_create_lava(const struct plan_req *q, FILE *in);
+/* a RESUME's settings; BUDGET= written into its meta.json */
+char *plan_resume(const struct plan_req *q, struct plan_set *s);
+char *plan_now_utc(void);
+/* sha256 of a file in hex, "unknown" when it cannot be read */
+char *plan_sha256(const char *path);
+/* cpu_model, cpus, mem_mb, kernel of this machine */
+json_t *plan_host_facts(void);
+/* variants[] entry of a built kernel; 0 when it is there already */
+int plan_add_variant(json_t *meta, const char *dir, const char *variant,
+		     const char *kdir, const char *strategy,
+		     const char **features, int nfeatures);
+/* a skipped variant (flavour NULL) or flavour; 0 when there already */
+int plan_add_skip(json_t *meta, const char *variant, const char *reason,
+		  const char *flavour);
+void plan_end(json_t *meta);
+/* the variants a RESUME runs: variants[] and skipped[], space-separated */
+char *plan_meta_variants(json_t *meta);
+/* what `make rerun` repeats: runners/run's arguments, one a line */
+void plan_rerun_args(FILE *f, const char *dir, json_t *meta);
 
 #endif
