@@ -102,3 +102,56 @@ budget_seconds() {
 cost_machine() {
 	echo "pc,max-ram-below-4g=$(($1 / 2 < 1024 ? $1 / 2 : 1024))M"
 }
+
+# run_names KERNEL BASELINE MATRIX-FILE VARIANTS: the kernels a run of a
+# matrix boots, in RUN_NAMES, and the baseline in one spelling (or none)
+# in RUN_BASELINE; exit 2 (die) on a name the matrix does not run.
+# VARIANTS is the matrix's `variants`: the kernels its points make sense
+# on (a knob only some have, with at least its features), which
+# KERNEL=all means.  The baseline joins the kernels asked for when the
+# matrix allows it.  Needs kernels/lib.sh (kl_names, kl_allows), kept out
+# of it because a change there rebuilds every kernel (its build key).
+# shellcheck disable=SC2034  # RUN_BASELINE is the caller's
+run_names() {
+	local v allowed=" $4 "
+	kl_names "$1"
+	RUN_NAMES=("${KL_NAMES[@]}") RUN_BASELINE=$2
+	if [ "$1" = all ]; then
+		read -r -a RUN_NAMES <<<"$allowed"
+	else
+		for v in "${RUN_NAMES[@]}"; do
+			kl_allows "$v" "$allowed" ||
+				die "$3 runs only on the variants $4; KERNEL='$v' is not one of them"
+		done
+	fi
+	[ "$2" != none ] || return 0
+	kl_resolve "$2" BASELINE
+	RUN_BASELINE=$KL_NAME
+	[[ " ${RUN_NAMES[*]} " != *" $KL_NAME "* ]] || return 0
+	if kl_allows "$KL_NAME" "$allowed"; then RUN_NAMES=("$KL_NAME" "${RUN_NAMES[@]}")
+	else log "the matrix does not run on the baseline $KL_NAME; the report compares against ${RUN_NAMES[0]}"; fi
+}
+
+# plan_settings ARGS... <MATRIX-OUTPUT: `rlstat plan ARGS...` (create or
+# resume) given runners/matrix's output; the settings it prints (`key
+# value` lines) land in the caller's associative array S, and its refusal
+# is the caller's own: the message under the runner's name, exit 2.
+plan_settings() {
+	local k v err rc=0 f
+	f=$(mktemp)
+	err=$("$RLBENCH_TOP/analysis/rlstat" plan "$@" 2>&1 >"$f") || rc=$?
+	# shellcheck disable=SC2034,SC2004  # S is the caller's
+	while read -r k v; do S[$k]=$v; done <"$f"
+	rm -f "$f"
+	[ -z "$err" ] || echo "${0##*/}: ${err#rlstat: }" >&2
+	[ $rc = 0 ] || exit 2
+}
+
+# lock_dir DIR WAIT: one runner at a time in DIR, waiting up to WAIT
+# seconds: a lock on the directory, open in every child (runners/qemu,
+# runners/boot, QEMU), so it is held until the last of them has exited.
+lock_dir() {
+	local fd
+	exec {fd}<"$1"
+	flock -w "$2" "$fd" || die "$1 is in use by another run that has not ended (waited ${2}s)"
+}

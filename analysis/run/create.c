@@ -181,17 +181,18 @@ void plan_resolve(const struct plan_req *q, json_t *meta,
 		json_t *cc = json_object_get(json_object_get(meta, "cost"),
 					     "cpus");
 
+		/* copies: the settings outlive meta */
 		v = json_string_value(json_object_get(meta, "mode"));
-		s->mode = v ? v : "time";
+		s->mode = xstrdup(v ? v : "time");
 		s->iterations = json_is_null(it) || !it ? NULL : json_text(it);
 		s->seed = json_integer_value(json_object_get(meta, "seed"));
-		if (!s->budget)
-			s->budget = json_string_value(json_object_get(meta,
-								      "budget"));
+		v = json_string_value(json_object_get(meta, "budget"));
+		if (!s->budget && v)
+			s->budget = xstrdup(v);
 		v = json_string_value(json_object_get(meta, "baseline"));
-		s->baseline = v ? v : "none";
+		s->baseline = xstrdup(v ? v : "none");
 		v = json_string_value(json_object_get(meta, "accel_requested"));
-		s->accel = v ? v : "null";
+		s->accel = xstrdup(v ? v : "null");
 		s->debug = json_is_true(json_object_get(meta, "debug"));
 		/* the vCPUs its cost boots had, whatever the default is now */
 		if (cc && !json_is_null(cc)) {
