@@ -137,11 +137,11 @@ run_names() {
 # value` lines) land in the caller's associative array S, and its refusal
 # is the caller's own: the message under the runner's name, exit 2.
 plan_settings() {
-	local k v err rc=0 f
+	local pkey pval err rc=0 f
 	f=$(mktemp)
 	err=$("$RLBENCH_TOP/analysis/rlstat" plan "$@" 2>&1 >"$f") || rc=$?
 	# shellcheck disable=SC2034,SC2004  # S is the caller's
-	while read -r k v; do S[$k]=$v; done <"$f"
+	while read -r pkey pval; do S[$pkey]=$pval; done <"$f"
 	rm -f "$f"
 	[ -z "$err" ] || echo "${0##*/}: ${err#rlstat: }" >&2
 	[ $rc = 0 ] || exit 2
