@@ -159,6 +159,18 @@ static json_t *lava_host(const char *dir, json_t *jobs)
 	return j;
 }
 
+/* is name the name of an entry of vars? */
+static bool listed(json_t *vars, json_t *name)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(vars, i, v)
+		if (json_equal(json_object_get(v, "name"), name))
+			return true;
+	return false;
+}
+
 /* "job JSON" and "variant JSON" lines; a variant once, by name */
 static void lava_read(FILE *in, json_t *jobs, json_t *vars)
 {
@@ -178,9 +190,7 @@ static void lava_read(FILE *in, json_t *jobs, json_t *vars)
 			die_input("plan create --runner lava: %s", err.text);
 		if (job)
 			json_array_append_new(jobs, x);
-		else if (meta_variant(json_pack("{s:O}", "variants", vars),
-				      json_string_value(json_object_get(x,
-							"name"))))
+		else if (listed(vars, json_object_get(x, "name")))
 			json_decref(x);
 		else
 			json_array_append_new(vars, x);
