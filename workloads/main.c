@@ -119,7 +119,10 @@ static void usage(FILE *f)
 		"              [--file PATH] [--size BYTES] [--bs BYTES] [--verify]\n"
 		"              [--json PATH] [workload options...]\n"
 		"       rlwork <workload> --help\n"
-		"       rlwork --list\n\nworkloads:\n");
+		"       rlwork --list\n"
+		"       rlwork --fail-result --out FILE --error REASON [--args \"WORKLOAD OPTIONS\"] ...\n"
+		"       rlwork --set-monitors --out FILE [--in FILE] [NAME=PATH...]\n"
+		"\nworkloads:\n");
 	for (i = 0; i < nworkloads; i++)
 		fprintf(f, "  %-16s %s\n", workloads[i]->name,
 			workloads[i]->summary);
@@ -400,6 +403,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--points"))
 		return check_points();
+	if (!strcmp(argv[1], "--fail-result"))
+		return fail_result_main(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "--set-monitors"))
+		return set_monitors_main(argc - 2, argv + 2);
 	/* the names alone, one a line, for scripts and tests */
 	if (!strcmp(argv[1], "--list")) {
 		for (i = 0; i < (int)nworkloads; i++)

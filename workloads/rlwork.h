@@ -296,6 +296,10 @@ int report_point(struct rl_run *r);
  */
 struct rl_run *rl_point(int argc, char **argv, char *err, size_t len);
 
+/* fail.c: the runners' edits of a result, through result_save() */
+int fail_result_main(int argc, char **argv);
+int set_monitors_main(int argc, char **argv);
+
 /*
  * WORKLOAD(wl_x) = { ... }; defines a workload and registers it: a pointer
  * to it goes into the section rlwork_workloads, which the linker gathers
