@@ -60,16 +60,6 @@ atomic_write() {
 	cat >"$tmp" && mv -f "$tmp" "$1"
 }
 
-# params_of "RLWORK ARGS": the point's resolved parameters, from rlwork's
-# own dry run, so a point that produced no result (its kernel died) groups
-# with its passing iterations.  "{}" when rlwork cannot say.
-params_of() {
-	local p
-	p=$(eval "\"$RLBENCH_TOP/workloads/rlwork\" $1 --dry-run --json -" 2>/dev/null |
-		jq -c '.params // empty' 2>/dev/null) || true
-	echo "${p:-{\}}"
-}
-
 # budget_seconds VALUE: the seconds of a time budget (BUDGET=, the
 # matrix's `budget`): "none" (prints nothing), whole minutes ("8", "8m")
 # or seconds ("90s"), from 1 s to 7 days.  Returns 1 on anything else,

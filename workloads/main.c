@@ -119,7 +119,10 @@ static void usage(FILE *f)
 		"              [--file PATH] [--size BYTES] [--bs BYTES] [--verify]\n"
 		"              [--json PATH] [workload options...]\n"
 		"       rlwork <workload> --help\n"
-		"       rlwork --list\n\nworkloads:\n");
+		"       rlwork --list\n"
+		"       rlwork --fail-result --out FILE --error REASON [--args \"WORKLOAD OPTIONS\"] ...\n"
+		"       rlwork --set-monitors --out FILE [--in FILE] [NAME=PATH...]\n"
+		"\nworkloads:\n");
 	for (i = 0; i < nworkloads; i++)
 		fprintf(f, "  %-16s %s\n", workloads[i]->name,
 			workloads[i]->summary);
@@ -199,8 +202,37 @@ static void set_started(struct rl_run *r)
 	strftime(r->started, sizeof(r->started), "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* --points: errors go to stdout as "bad ...", nothing else is printed */
-static bool points_mode;
+/*
+ * Resolve and check ARGV, a workload's options, as a run does: -1 and the
+ * line a run prints on bad input in err.
+ */
+static int resolve(struct rl_run *r, int argc, char **argv, char *err,
+		   size_t len)
+{
+	struct opt_set sets[2] = {
+		{ .defs = common_opts, .base = &r->o },
+		{ .defs = r->wl->opts },
+	};
+	char why[512];
+
+	r->wopts = calloc(1, r->wl->opts_size ? r->wl->opts_size : 1);
+	sets[1].base = r->wopts;
+	if (opt_defaults(sets, 2, r->wl->defaults, why, sizeof(why)) ||
+	    opt_parse_argv(sets, 2, argc, argv, why, sizeof(why)))
+		goto bad;
+	r->o_given = sets[0].given;
+	r->wopts_given = sets[1].given;
+	if (common_check(r, why, sizeof(why)) ||
+	    (r->wl->check && r->wl->check(r, why, sizeof(why))))
+		goto bad;
+	if (r->wl->unused_ops)
+		r->ops_off = r->wl->unused_ops(r);
+	return 0;
+bad:
+	snprintf(err, len, "rlwork %s: %s (see rlwork %s --help)",
+		 r->wl->name, why, r->wl->name);
+	return -1;
+}
 
 static int parse(struct rl_run *r, int argc, char **argv)
 {
@@ -208,34 +240,50 @@ static int parse(struct rl_run *r, int argc, char **argv)
 		{ .defs = common_opts, .base = &r->o },
 		{ .defs = r->wl->opts },
 	};
-	char err[512];
+	char err[700];
 
-	r->wopts = calloc(1, r->wl->opts_size ? r->wl->opts_size : 1);
+	if (resolve(r, argc, argv, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return EXIT_BADINPUT;
+	}
 	sets[1].base = r->wopts;
-	if (opt_defaults(sets, 2, r->wl->defaults, err, sizeof(err)) ||
-	    opt_parse_argv(sets, 2, argc, argv, err, sizeof(err)))
-		goto bad;
-	r->o_given = sets[0].given;
-	r->wopts_given = sets[1].given;
-	if (common_check(r, err, sizeof(err)) ||
-	    (r->wl->check && r->wl->check(r, err, sizeof(err))))
-		goto bad;
-	if (points_mode)
-		return 0;
 	/* stdout is for the JSON when it goes there or is all we produce */
 	r->info = r->o.json && (r->o.dry_run || !strcmp(r->o.json, "-")) ?
 		  stderr : stdout;
 	fprintf(r->info, "rlwork %s: resolved options\n", r->wl->name);
 	opt_print_resolved(r->info, sets, 2);
 	fflush(r->info);
-	if (r->wl->unused_ops)
-		r->ops_off = r->wl->unused_ops(r);
 	return 0;
-bad:
-	fprintf(points_mode ? stdout : stderr,
-		"%srlwork %s: %s (see rlwork %s --help)\n",
-		points_mode ? "bad " : "", r->wl->name, err, r->wl->name);
-	return EXIT_BADINPUT;
+}
+
+static struct rl_run *new_run(void)
+{
+	struct rl_run *r;
+
+	if (posix_memalign((void **)&r, CACHELINE, sizeof(*r)))
+		abort();
+	memset(r, 0, sizeof(*r));
+	r->t.fd = r->t.dfd = -1;
+	return r;
+}
+
+struct rl_run *rl_point(int argc, char **argv, char *err, size_t len)
+{
+	struct rl_run *r = new_run();
+
+	r->wl = argc ? find_workload(argv[0]) : NULL;
+	if (!r->wl) {
+		snprintf(err, len, "rlwork: unknown workload '%s' (rlwork --list names them)",
+			 argc ? argv[0] : "");
+		free(r);
+		return NULL;
+	}
+	if (resolve(r, argc - 1, argv + 1, err, len)) {
+		free(r->wopts);
+		free(r);
+		return NULL;
+	}
+	return r;
 }
 
 /*
@@ -250,14 +298,13 @@ bad:
 static int check_points(void)
 {
 	size_t cap = 0;
-	char *line = NULL, *tok, *save, *dump;
+	char *line = NULL, *tok, *save, *dump, err[700];
 	char **argv = NULL;
 	struct rl_run *r;
 	ssize_t n;
 	int argc;
 	json_t *doc;
 
-	points_mode = true;
 	while ((n = getline(&line, &cap, stdin)) > 0) {
 		if (line[n - 1] == '\n')
 			line[n - 1] = 0;
@@ -266,15 +313,10 @@ static int check_points(void)
 		for (tok = strtok_r(line, " ", &save); tok;
 		     tok = strtok_r(NULL, " ", &save))
 			argv[argc++] = strdup(tok);	/* kept: options point into it */
-		if (posix_memalign((void **)&r, CACHELINE, sizeof(*r)))
-			return EXIT_MEASURED;
-		memset(r, 0, sizeof(*r));
-		r->t.fd = r->t.dfd = -1;
-		r->wl = argc ? find_workload(argv[0]) : NULL;
-		if (!r->wl) {
-			printf("bad rlwork: unknown workload '%s' (rlwork --list names them)\n",
-			       argc ? argv[0] : "");
-		} else if (!parse(r, argc - 1, argv + 1)) {
+		r = rl_point(argc, argv, err, sizeof(err));
+		if (!r) {
+			printf("bad %s\n", err);
+		} else {
 			doc = json_pack("{s:s, s:o}", "workload", r->wl->name,
 					"params", params_json(r));
 			dump = json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS);
@@ -361,16 +403,17 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--points"))
 		return check_points();
+	if (!strcmp(argv[1], "--fail-result"))
+		return fail_result_main(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "--set-monitors"))
+		return set_monitors_main(argc - 2, argv + 2);
 	/* the names alone, one a line, for scripts and tests */
 	if (!strcmp(argv[1], "--list")) {
 		for (i = 0; i < (int)nworkloads; i++)
 			printf("%s\n", workloads[i]->name);
 		return 0;
 	}
-	if (posix_memalign((void **)&r, CACHELINE, sizeof(*r)))
-		return EXIT_MEASURED;
-	memset(r, 0, sizeof(*r));
-	r->t.fd = r->t.dfd = -1;
+	r = new_run();
 	r->wl = find_workload(argv[1]);
 	if (!r->wl) {
 		fprintf(stderr, "rlwork: unknown workload '%s' (valid:", argv[1]);

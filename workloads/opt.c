@@ -223,7 +223,7 @@ static int set_value(const struct opt_def *d, void *base, const char *s,
 				    d->name, s, buf);
 		}
 	case OPT_STR:
-		if (!*s)
+		if (!*s && !(d->flags & OPT_EMPTY))
 			return fail(err, len, "--%s: empty value", d->name);
 		*(const char **)p = s;
 		return 0;

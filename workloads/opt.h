@@ -24,6 +24,7 @@ enum opt_type {
 /* row flags */
 #define OPT_NOPARAM	(1u << 0)	/* not part of the result's "params" */
 #define OPT_HIDDEN	(1u << 1)	/* not in --help: test-only */
+#define OPT_EMPTY	(1u << 2)	/* OPT_STR: "" is a value (a runner's unset one) */
 
 /*
  * One row, written with designated initializers:

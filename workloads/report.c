@@ -223,11 +223,20 @@ static json_t *kv_value(const char *s)
 	return json_string(s);
 }
 
+/* every --env KEY=VALUE into env, numbers as numbers; --env wins */
+void env_pairs(const struct rl_run *r, json_t *env)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->o.env.n; i++)
+		json_object_set_new(env, r->o.env.v[i].key,
+				    kv_value(r->o.env.v[i].value));
+}
+
 static json_t *env_json(const struct rl_run *r)
 {
 	struct sysinfo si;
 	json_t *env;
-	unsigned int i;
 
 	sysinfo(&si);
 	env = json_pack("{s:i, s:I, s:s, s:s, s:b}",
@@ -236,9 +245,7 @@ static json_t *env_json(const struct rl_run *r)
 					       si.mem_unit >> 20),
 			"fs", r->t.fstype, "started", r->started,
 			"pinned", r->o.pin);
-	for (i = 0; i < r->o.env.n; i++)
-		json_object_set_new(env, r->o.env.v[i].key,
-				    kv_value(r->o.env.v[i].value));
+	env_pairs(r, env);
 	placement_env(r, env);
 	return env;
 }
@@ -295,15 +302,21 @@ static json_t *verify_json(const struct rl_run *r)
 				json_string(o->first_error) : json_null());
 }
 
-static json_t *result_json(const struct rl_run *r, const char *status,
-			   const char *error)
+/*
+ * The result document, given where the point ran (kernel and env, which
+ * the caller hands over). A point whose threads never started (a runner's
+ * failed point: r->workers is NULL) measured nothing: no ops, counters or
+ * metrics, 0 s and 0 workers.
+ */
+json_t *result_doc(const struct rl_run *r, const char *status,
+		   const char *error, json_t *kernel, json_t *env)
 {
 	json_t *ops = json_array(), *counters = json_object(), *doc;
 	double t = r->measured_s > 0 ? r->measured_s : 1;
 	unsigned int i;
 	struct op_stats *s = malloc(sizeof(*s));
 
-	for (i = 0; i < nops(r); i++) {
+	for (i = 0; r->workers && i < nops(r); i++) {
 		if (r->ops_off & (1u << i))
 			continue;
 		merge_op(r, i, s);
@@ -317,25 +330,25 @@ static json_t *result_json(const struct rl_run *r, const char *status,
 			"lat_ns", lat_json(&s->h)));
 	}
 	free(s);
-	for (i = 0; i < ncounters(r); i++)
+	for (i = 0; r->workers && i < ncounters(r); i++)
 		json_object_set_new(counters, r->wl->counters[i].name,
 				    json_integer(merge_counter(r, i)));
 	doc = json_pack("{s:s, s:s, s:o, s:I, s:f, s:f, s:o, s:o, s:o,"
-			" s:o, s:o, s:o, s:s}",
+			" s:o, s:o, s:o, s:s, s:i}",
 			"schema", "rlbench-result/1",
 			"workload", r->wl->name,
 			"params", params_json(r),
 			"iteration", (json_int_t)r->o.iteration,
 			"runtime_s", r->measured_s,
 			"ramp_s", r->o.ramp,
-			"kernel", kernel_json(r),
-			"env", env_json(r),
+			"kernel", kernel,
+			"env", env,
 			"ops", ops,
 			"counters", counters,
-			"metrics", metrics_json(r),
+			"metrics", r->workers ? metrics_json(r) : json_array(),
 			"verify", verify_json(r),
-			"status", status);
-	json_object_set_new(doc, "workers", json_integer(r->nthreads));
+			"status", status,
+			"workers", r->workers ? (int)r->nthreads : 0);
 	if (error)
 		json_object_set_new(doc, "error", json_string(error));
 	return doc;
@@ -397,12 +410,16 @@ static int rename_into(const char *tmp, const char *path)
  * To PATH, atomically (temp file in the same directory, fsync, rename) so
  * a reader never sees half a document and a failure leaves PATH as it
  * was. "-" is stdout. The temp file carries the user.rlwork mark, which
- * the rename keeps: a later run may replace PATH. Returns an exit code.
+ * the rename keeps: a later run may replace PATH. RUN: a run's --json,
+ * checked again against its rules just before the rename; NULL: the
+ * caller checked PATH (it read the document there, or found nothing).
+ * Either way a file that appeared at a new PATH is never replaced.
+ * Returns an exit code; WHO starts its messages.
  */
-static int write_file(const struct rl_run *r, json_t *doc)
+static int write_file(const char *path, json_t *doc, const char *who,
+		      const struct rl_run *run)
 {
 	const size_t flags = JSON_INDENT(1) | JSON_SORT_KEYS;
-	const char *path = r->o.json;
 	char tmp[PATH_MAX], err[PATH_MAX + 256], *copy;
 	sigset_t old;
 	mode_t mask;
@@ -448,16 +465,17 @@ static int write_file(const struct rl_run *r, json_t *doc)
 	owner_mark(fd, "result");	/* else only --force replaces it */
 	if (fclose(f))
 		goto fail_unlink;
-	if (result_path_check(r, false, err, sizeof(err))) {
+	if (run && result_path_check(run, false, err, sizeof(err))) {
 		unlink(tmp);
-		fprintf(stderr, "rlwork %s: %s\n", r->wl->name, err);
+		fprintf(stderr, "%s: %s\n", who, err);
 		return EXIT_BADINPUT;
 	}
 	if (rename_into(tmp, path)) {
 		if (errno == EEXIST) {
 			unlink(tmp);
-			fprintf(stderr, "rlwork %s: --json: '%s' appeared during the run; refusing to replace it\n",
-				r->wl->name, path);
+			fprintf(stderr, "%s: %s'%s' appeared %s; refusing to replace it\n",
+				who, run ? "--json: " : "", path,
+				run ? "during the run" : "since it was checked");
 			return EXIT_BADINPUT;
 		}
 		goto fail_unlink;
@@ -468,17 +486,28 @@ fail_unlink:
 	unlink(tmp);
 	errno = e;
 fail:
-	fprintf(stderr, "rlwork: writing %s: %s\n", path, strerror(errno));
+	fprintf(stderr, "%s: writing %s: %s\n", who, path, strerror(errno));
 	return EXIT_MEASURED;
 }
 
-/* renamed or removed: the temp file is no signal's business any more */
-static int write_doc(const struct rl_run *r, json_t *doc)
+/* the one writer of result documents, for a run and for the runners */
+int result_save(const char *path, json_t *doc, const char *who,
+		const struct rl_run *run)
 {
-	int ret = write_file(r, doc);
+	int ret = write_file(path, doc, who, run);
 
+	/* renamed or removed: the temp file is no signal's business any more */
 	rl_doomed_clear(RL_DOOMED_TEMP);
 	return ret;
+}
+
+/* a run's --json: its own result or (a dry run) its point document */
+static int write_doc(const struct rl_run *r, json_t *doc)
+{
+	char who[80];
+
+	snprintf(who, sizeof(who), "rlwork %s", r->wl->name);
+	return result_save(r->o.json, doc, who, r);
 }
 
 int report_write(struct rl_run *r)
@@ -501,7 +530,7 @@ int report_write(struct rl_run *r)
 	}
 	if (!r->o.json)
 		return 0;
-	doc = result_json(r, status, error);
+	doc = result_doc(r, status, error, kernel_json(r), env_json(r));
 	ret = write_doc(r, doc);
 	json_decref(doc);
 	return ret;

@@ -277,10 +277,28 @@ int placement_thread(struct worker *w, char *err, size_t len);
 void placement_params(const struct rl_run *r, struct json_t *params);
 void placement_env(const struct rl_run *r, struct json_t *env);
 
-/* report.c; both return an exit code */
+/* report.c; the ints are exit codes */
 struct json_t *params_json(const struct rl_run *r);
+void env_pairs(const struct rl_run *r, struct json_t *env);
+/* takes kernel and env; a point whose threads never ran measured nothing */
+struct json_t *result_doc(const struct rl_run *r, const char *status,
+			  const char *error, struct json_t *kernel,
+			  struct json_t *env);
+/* atomically; run: a run's --json and its rules, NULL: the caller checked */
+int result_save(const char *path, struct json_t *doc, const char *who,
+		const struct rl_run *run);
 int report_write(struct rl_run *r);
 int report_point(struct rl_run *r);
+
+/*
+ * main.c: the point ARGV (a workload and its options) names, resolved as
+ * a dry run does; NULL and the dry run's one-line message in err
+ */
+struct rl_run *rl_point(int argc, char **argv, char *err, size_t len);
+
+/* fail.c: the runners' edits of a result, through result_save() */
+int fail_result_main(int argc, char **argv);
+int set_monitors_main(int argc, char **argv);
 
 /*
  * WORKLOAD(wl_x) = { ... }; defines a workload and registers it: a pointer

@@ -456,9 +456,11 @@ const char *validate_doc(json_t *doc)
 		return "ops is not a non-empty array";
 	if (v && !json_is_array(v))
 		return "ops is not an array";
+	/* 0: a failed point whose threads never ran (rlwork --fail-result) */
 	w = json_object_get(doc, "workers");
-	if (w && (!json_is_integer(w) || json_integer_value(w) < 1))
-		return "workers is not an integer >= 1";
+	if (w && (!json_is_integer(w) || json_integer_value(w) < !failed))
+		return failed ? "workers is not an integer >= 0" :
+				"workers is not an integer >= 1";
 	names = json_object();
 	json_array_foreach(v, i, e) {
 		if ((s = check_op(e, runtime, w)))
