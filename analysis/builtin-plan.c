@@ -43,6 +43,7 @@ static const char usage[] =
 "       rlstat plan list <rundir>\n"
 "       rlstat plan record <rundir> VARIANT MODE ITERATION [--seconds S]\n"
 "                          [--accel A]\n"
+"       rlstat plan order --seed S --rounds N VARIANT:MODE...\n"
 "\n"
 "create makes a run: resolves MODE=, ITERATIONS=, BUDGET=, --seed and\n"
 "       ACCEL= against the matrix's settings (runners/matrix FILE on\n"
@@ -68,7 +69,24 @@ static const char usage[] =
 "list   prints the boots in order, one a line: mode, variant, iteration,\n"
 "       the points it runs (comma-separated, - for all).\n"
 "record a boot ran: its host seconds, its variant's accelerator (a cost\n"
-"       boot's only where none is recorded).\n";
+"       boot's only where none is recorded).\n"
+"order  prints, as list does, the boots first would write for a run of\n"
+"       that seed, with no run directory: a LAVA job set's order.\n";
+
+/* every unit is VARIANT:time or VARIANT:cost, or exit 2 */
+static void check_units(const char *sub, char **units, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		const char *c = strrchr(units[i], ':');
+
+		if (!c || c == units[i] || (strcmp(c, ":time") &&
+					    strcmp(c, ":cost")))
+			die_input("plan %s: unit \"%s\" is not VARIANT:time "
+				  "or VARIANT:cost", sub, units[i]);
+	}
+}
 
 /* the suite's top: rlstat is analysis/rlstat in it */
 static char *suite_top(void)
@@ -220,13 +238,15 @@ int cmd_plan(int argc, char **argv)
 	const char *sub = argc > 2 ? argv[2] : "";
 	const char *accel = NULL;
 	double seconds = -1;
-	int rounds = 0, n, rc = 1, it = 0, i;
-	bool rounds_given = false;
+	int rounds = 0, n, rc = 1, it = 0, i, seed = 0;
+	bool rounds_given = false, seed_given = false;
 	const struct cli_opt opts[] = {
 		CLI("--rounds", CLI_INT, &rounds, .min = 1, .max = 99,
 		    .given = &rounds_given),
 		CLI("--seconds", CLI_NUM, &seconds, .min = 0, .max = 1e7),
 		CLI("--accel", CLI_STRING, &accel),
+		CLI("--seed", CLI_INT, &seed, .min = 0, .max = 999999999,
+		    .given = &seed_given),
 		CLI_END
 	};
 	char msg[4096];
@@ -242,11 +262,24 @@ int cmd_plan(int argc, char **argv)
 		if (!strcmp(sub, edits[i]))
 			return plan_edit(sub, argc, argv);
 	if (strcmp(sub, "first") && strcmp(sub, "next") &&
-	    strcmp(sub, "list") && strcmp(sub, "record"))
+	    strcmp(sub, "list") && strcmp(sub, "record") &&
+	    strcmp(sub, "order"))
 		die_input("plan: expected create, resume, variant, skip, end, "
-			  "rerun, boot, first, next, list or record, got "
-			  "\"%s\"\n%s", sub, usage);
+			  "rerun, boot, first, next, list, record or order, "
+			  "got \"%s\"\n%s", sub, usage);
 	n = cli_parse(argc, argv, 3, opts, pos, argc, "plan", usage);
+	if (!strcmp(sub, "order")) {
+		if (!rounds_given || !seed_given || !n)
+			die_input("plan order: needs --seed S, --rounds N and "
+				  "the units\n%s", usage);
+		check_units("order", (char **)pos, n);
+		/* the order first writes, from a run of that seed alone */
+		meta = json_pack("{s:i, s:[]}", "seed", seed, "boot_order");
+		plan_first_rounds(meta, rounds, (char **)pos, n);
+		plan_list(stdout, meta);
+		json_decref(meta);
+		return 0;
+	}
 	if (!n)
 		die_input("plan %s: expected a run directory\n%s", sub, usage);
 	meta = meta_load(pos[0]);
@@ -272,15 +305,7 @@ int cmd_plan(int argc, char **argv)
 		if (!rounds_given || n < 2)
 			die_input("plan first: needs --rounds N and the "
 				  "units\n%s", usage);
-		for (i = 1; i < n; i++) {
-			const char *c = strrchr(pos[i], ':');
-
-			if (!c || c == pos[i] || (strcmp(c, ":time") &&
-						  strcmp(c, ":cost")))
-				die_input("plan first: unit \"%s\" is not "
-					  "VARIANT:time or VARIANT:cost",
-					  pos[i]);
-		}
+		check_units("first", (char **)pos + 1, n - 1);
 		if (plan_first_rounds(meta, rounds, (char **)pos + 1, n - 1))
 			plan_meta_write(pos[0], meta);
 		return 0;

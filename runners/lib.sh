@@ -145,3 +145,41 @@ lock_dir() {
 	exec {fd}<"$1"
 	flock -w "$2" "$fd" || die "$1 is in use by another run that has not ended (waited ${2}s)"
 }
+
+# make_disk FS IMAGE MB: IMAGE made anew, MB MiB, with an FS filesystem
+# that is the same in every boot and every lab: fixed UUIDs and hash
+# seed, so a directory's hash order does not change from boot to boot.
+# Returns 2 for an FS the guests cannot mount, 1 when mkfs fails.
+make_disk() {
+	local fs=$1 img=$2 mb=$3
+	truncate -s 0 "$img" && truncate -s "${mb}M" "$img" || return 1
+	case $fs in
+	ext4) E2FSPROGS_FAKE_TIME=1767225600 mkfs.ext4 -q -F -U 6c62656e-6368-4000-8000-000000000001 \
+		-E lazy_itable_init=0,lazy_journal_init=0,hash_seed=6c62656e-6368-4000-8000-000000000002 "$img" ;;
+	xfs) mkfs.xfs -q -f -m uuid=6c62656e-6368-4000-8000-000000000001 "$img" ;;
+	*) echo "${0##*/}: fs '$fs' is not supported (accepted: ext4, xfs)" >&2; return 2 ;;
+	esac || return 1
+}
+
+# guest_append FS DEVICE DISK_MB MONITORS KNOBS MODE STRATEGY [FEATURES]:
+# the guest kernel's command line as runners/guest-init reads it, the
+# same for a local boot and a LAVA job.  rlbench.features= (empty: none)
+# only when FEATURES is given: without it the guest does not check them
+# (runners/guest-check.sh).  Memory devices are sized like the disk
+# image, whose filesystem the guest copies onto them; null_blk's default
+# device is not memory backed.  no_timer_check: a guest slowed down by a
+# loaded host fails the IO-APIC timer check and panics at boot
+# ("IO-APIC + timer doesn't work").  Returns 2 for an unknown DEVICE.
+guest_append() {
+	local fs=$1 device=$2 disk_mb=$3 monitors=$4 knobs=$5 mode=$6 strategy=$7 a
+	a="console=ttyS0 panic=-1 no_timer_check rlbench.fs=$fs rlbench.disk=/dev/vda rlbench.device=$device"
+	case $device in
+	brd) a+=" brd.rd_nr=1 brd.rd_size=$((disk_mb * 1024))" ;;
+	null_blk) a+=" null_blk.nr_devices=0" ;;
+	virtio-blk) ;;
+	*) echo "${0##*/}: device '$device' is not supported (accepted: virtio-blk, brd, null_blk)" >&2; return 2 ;;
+	esac
+	a+=" rlbench.strategy=$strategy"
+	[ $# -lt 8 ] || a+=" rlbench.features=$8"
+	echo "$a rlbench.monitors=${monitors// /,} rlbench.knobs=$knobs rlbench.mode=$mode"
+}

@@ -4,7 +4,7 @@
 # decided, the budget), on a synthetic run; bad input leaves meta.json as
 # it was. tests/53 drives it through runners/run.
 . "$(dirname "$0")/lib/tap.sh"
-plan 18
+plan 21
 [ -x analysis/rlstat ] || make -s -C analysis >/dev/null || exit 2
 R=analysis/rlstat
 tmp=$(mktemp -d)
@@ -34,6 +34,14 @@ for s in 1 2 3 4 5 6; do
 	[ "$(order "$tmp/s$s")" = "$o" ] || diff=$((diff + 1))
 done
 ok "$([ $diff -ge 5 ]; echo $?)" "other seeds, other orders ($diff of 6 differ)"
+# plan order: a LAVA job set's boots, the order a run of that seed has
+lo=$($R plan order --seed 7 --rounds 4 stock:time rangelock:time stock:cost rangelock:cost |
+	awk '{printf "%s%s:%s:%s", (NR > 1 ? " " : ""), $3, $2, $1}')
+is "$lo" "$o" "plan order prints the order plan first writes for the same seed"
+run $R plan order --rounds 2 stock:time
+is "$RC" 2 "plan order without --seed is refused"
+run $R plan order --seed 1 --rounds 2 stock:time rangelock
+is "$RC:$(grep -c 'unit "rangelock" is not VARIANT:time' <<<"$OUT")" "2:1" "plan order names a unit without its mode"
 sum=$(sha256sum <"$tmp/a/meta.json")
 run $R plan first "$tmp/a" --rounds 2 stock:time rangelock:time
 is "$RC:$(sha256sum <"$tmp/a/meta.json")" "0:$sum" "a run with boots planned keeps them (RESUME)"

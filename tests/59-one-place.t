@@ -13,7 +13,7 @@
 for c in git gcc gnuplot jq; do
 	command -v $c >/dev/null || { echo "1..0 # skip $c not installed"; exit 0; }
 done
-plan 21
+plan 22
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -23,6 +23,11 @@ mkdir "$t"
 git ls-files -z | tar --null -T - -cf - | tar -C "$t" -xf -
 g() { git -C "$t" -c user.name=t -c user.email=t@example.org "$@"; }
 g init -q && g add -A && g commit -qm base
+
+# The guest's scratch filesystem and kernel command line, the same for a
+# local boot (runners/boot) and a LAVA job (runners/lava): written once.
+twice=$(grep -rlE 'mkfs\.(ext4|xfs) .*(-U|uuid=)|console=ttyS0' runners | grep -vx runners/lib.sh | xargs)
+is "$twice" "" "the scratch mkfs and the guest command line live in runners/lib.sh alone"
 
 # --- a workload: workloads/nop.c, a row of workloads/README.md, a test ---
 cat >"$t/workloads/nop.c" <<'EOF'
