@@ -36,7 +36,8 @@ static const char usage[] =
 "       rlstat plan skip <rundir> VARIANT REASON [--flavour F]\n"
 "       rlstat plan end <rundir>\n"
 "       rlstat plan rerun <rundir>\n"
-"       rlstat plan boot <rundir> VARIANT MODE N [POINT,...|-]\n"
+"       rlstat plan boot <rundir>|- VARIANT MODE N [POINT,...|-]\n"
+"                        [--runner R --accel A [--commit C]]\n"
 "                        < matrix-output\n"
 "       rlstat plan first <rundir> --rounds N VARIANT:MODE...\n"
 "       rlstat plan next <rundir> [POINT...]\n"
@@ -57,7 +58,8 @@ static const char usage[] =
 "       with --flavour, a flavour it runs without); each once a variant.\n"
 "end    the run's end time.\n"
 "rerun  runners/run's arguments that repeat the run, one a line.\n"
-"boot   one boot's plan lines (a cost boot's results: <point>-cost).\n"
+"boot   one boot's plan lines (a cost boot's results: <point>-cost);\n"
+"       - for a LAVA job's, with no run: --runner, --accel, --commit.\n"
 "first  writes rounds 1..N of boots into meta.json's boot_order, every\n"
 "       VARIANT:MODE once a round in an order drawn from meta.json's\n"
 "       seed, every second round the one before backwards (ABBA);\n"
@@ -178,12 +180,16 @@ static int plan_make(int argc, char **argv, bool resume)
 static int plan_edit(const char *sub, int argc, char **argv)
 {
 	const char *pos[6] = { NULL }, *feat[64], *strategy = "";
-	const char *flavour = NULL;
+	const char *flavour = NULL, *runner = NULL, *accel = NULL;
+	const char *commit = NULL;
 	int nfeat = 0, n, want;
 	const struct cli_opt opts[] = {
 		CLI("--strategy", CLI_STRING, &strategy),
 		CLI("--feature", CLI_STRINGS, feat, .count = &nfeat),
 		CLI("--flavour", CLI_STRING, &flavour),
+		CLI("--runner", CLI_STRING, &runner),
+		CLI("--accel", CLI_STRING, &accel),
+		CLI("--commit", CLI_STRING, &commit),
 		CLI_END
 	};
 	json_t *meta;
@@ -195,7 +201,16 @@ static int plan_edit(const char *sub, int argc, char **argv)
 	       !strcmp(sub, "boot") ? 4 : 1;
 	if (n < want || n > want + !strcmp(sub, "boot"))
 		die_input("plan %s: wrong arguments\n%s", sub, usage);
-	meta = meta_open(pos[0]);
+	if (!strcmp(pos[0], "-") && !strcmp(sub, "boot")) {
+		/* a LAVA job's plan: no run directory, the runner's facts */
+		if (!runner || !accel)
+			die_input("plan boot -: needs --runner and --accel\n%s",
+				  usage);
+		meta = json_pack("{s:s, s:{s:s}}", "runner", runner, "suite",
+				 "commit", commit ?: "unknown");
+	} else {
+		meta = meta_open(pos[0]);
+	}
 	if (!strcmp(sub, "rerun")) {
 		plan_rerun_args(stdout, pos[0], meta);
 	} else if (!strcmp(sub, "boot")) {
@@ -212,8 +227,8 @@ static int plan_edit(const char *sub, int argc, char **argv)
 		     t = strtok_r(NULL, ",", &save))
 			if (strcmp(t, "-"))
 				sel[ns++] = t;
-		plan_boot_lines(stdout, meta, matrix_out_read(stdin), pos[1],
-				pos[2], it, sel, ns);
+		plan_boot_lines(stdout, meta, matrix_out_read(stdin), accel,
+				pos[1], pos[2], it, sel, ns);
 	} else if ((!strcmp(sub, "variant") &&
 		    plan_add_variant(meta, pos[0], pos[1], pos[2], strategy,
 				     feat, nfeat)) ||

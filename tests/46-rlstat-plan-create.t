@@ -7,7 +7,7 @@
 # leaves meta.json as it was); rerun prints what `make rerun` repeats;
 # boot prints a boot's plan lines byte for byte as runners/run's bash did.
 . "$(dirname "$0")/lib/tap.sh"
-plan 39
+plan 41
 make -s -C workloads >/dev/null 2>&1
 make -s -C analysis >/dev/null || exit 2
 R=$TOP/analysis/rlstat
@@ -157,6 +157,14 @@ ok "$(cmp -s "$tmp/c2" "$tmp/b2" && [ "$(wc -l <"$tmp/c2")" = 1 ]; echo $?)" "a 
 ok "$(sed 's/ramp 0/ramp 1/' "$tmp/b1" | cmp -s "$tmp/c1" -; [ $? = 1 ]; echo $?)" "(the comparison fails lines that differ)"
 run_split "$R" plan boot "$rd" stock fast 1 <"$tmp/two.out"
 like "$rc:$err" "^2:.*expected VARIANT time\|cost N" "a bad mode is refused"
+# A LAVA job's plan: the same lines with no run directory, its runner and
+# accelerator written in (no @ACCEL@ for runners/boot to fill in).
+c=$(jq -r .suite.commit "$rd/meta.json")
+$R plan boot - rangelock time 2 --runner lava --accel tcg --commit "$c" <"$tmp/two.out" >"$tmp/c3"
+ok "$(sed 's/runner=qemu --env accel=@ACCEL@/runner=lava --env accel=tcg/' "$tmp/c1" | cmp -s "$tmp/c3" -; echo $?)" \
+	"boot - (a LAVA job): a run's lines, runner lava and accel tcg"
+run_split "$R" plan boot - rangelock time 2 --accel tcg <"$tmp/two.out"
+like "$rc:$err" "^2:.*needs --runner and --accel" "boot - without the runner is refused"
 
 # ---- bare and lava: their runners' documents ----
 b=$tmp/bare

@@ -357,6 +357,7 @@ int plan_record(json_t *meta, const char *variant, const char *mode,
 }
 
 void plan_boot_lines(FILE *f, json_t *meta, const struct matrix_out *mx,
+		     const char *accel,
 		     const char *v, const char *mode, int it, char **sel,
 		     int nsel)
 {
@@ -391,13 +392,14 @@ void plan_boot_lines(FILE *f, json_t *meta, const struct matrix_out *mx,
 		}
 		fprintf(f, "%s%s %d %ld %s", id, cost ? "-cost" : "", it, tmo,
 			args);
-		/* a test hook (@name) is its name alone, as the guest reads it */
+		/* a test hook (@name) gets none: the guest runs its first word */
 		if (*args != '@')
 			fprintf(f, " --runtime %s --ramp %s --variant %s --env "
-				"runner=%s --env accel=@ACCEL@ --env mode=%s "
+				"runner=%s --env accel=%s --env mode=%s "
 				"--env device=%s --env fs=%s --env point=%s "
 				"--env suite_commit=%s", rt ?: "", rp ?: "", v,
-				runner ?: "qemu", mode, dev ?: "", fs ?: "", id,
+				runner ?: "qemu", accel ?: "@ACCEL@", mode,
+				dev ?: "", fs ?: "", id,
 				commit ?: "unknown");
 		fputc('\n', f);
 		free(id);

@@ -167,9 +167,11 @@ int plan_record(json_t *meta, const char *variant, const char *mode,
 		int iteration, double seconds, const char *accel);
 /*
  * One boot's plan lines, those of the points in sel (all when nsel is 0),
- * from the matrix's points: the lines runners/qemu feeds the guest.
+ * from the matrix's points: the lines runners/qemu feeds the guest (accel
+ * NULL: "@ACCEL@", which runners/boot fills in) or a LAVA job carries.
  */
 void plan_boot_lines(FILE *f, json_t *meta, const struct matrix_out *mx,
+		     const char *accel,
 		     const char *variant, const char *mode, int iteration,
 		     char **sel, int nsel);
 
