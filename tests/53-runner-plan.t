@@ -19,6 +19,7 @@ made=()
 # `run:` line leaves rd empty, and "$TOP/" must never be removed.
 cleanup() {
 	local d
+	[ -f "$tmp/made" ] && mapfile -t -O "${#made[@]}" made <"$tmp/made"
 	rm -rf "$tmp"
 	for d in ${made[@]+"${made[@]}"}; do
 		case $d in "$TOP"/results/?*) rm -rf "$d" ;; esac
@@ -109,7 +110,12 @@ point buffered-rw --threads 1 --size 4m
 M
 
 fresh() { export STUB=$tmp/stub-$1; rm -rf "$STUB"; mkdir -p "$STUB"; }
-rundir() { sed -n 's/^run: //p' <<<"$OUT" | tail -1; }
+# The run's directory from its last line; the one it made, from its log
+# line, goes to the cleanup even when the runner died before that line.
+rundir() {
+	sed -n "s|^run: run directory: |$TOP/|p" <<<"$OUT" >>"$tmp/made"
+	sed -n 's/^run: //p' <<<"$OUT" | tail -1
+}
 bench() { run runners/run bench --matrix "$tmp/two.matrix" "$@"; rd=$(rundir); [ -n "$rd" ] && made+=("$TOP/$rd"); }
 
 # KERNEL=rangelock, as the README writes it (no --name): stock joins it,
