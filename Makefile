@@ -36,7 +36,7 @@ export KSRC
 endif
 
 # Parts that have a Makefile; each builds with `make -C <dir> all`.
-SUBDIRS := $(patsubst %/Makefile,%,$(wildcard workloads/Makefile analysis/Makefile tests/rangelock/Makefile))
+SUBDIRS := $(patsubst %/Makefile,%,$(wildcard workloads/Makefile analysis/Makefile runners/plugins/Makefile tests/rangelock/Makefile))
 
 .PHONY: help setup all kernels bench report mail regress rerun bench-locks \
 	bench-generator bench-noise bench-gate bench-matrix bench-analysis check-race test clean \
@@ -48,7 +48,7 @@ help:
 	@echo
 	@echo 'Targets:'
 	@echo '  setup            install the Debian packages the suite needs (idempotent)'
-	@echo '  all              build rlwork, rlstat and the userspace lock harness'
+	@echo '  all              build rlwork, rlstat, the profiler plugin and the userspace lock harness'
 	@echo '  kernels          build KERNEL=<variant>[+<feature>...]|all (DEBUG=1, KSRC=<6.12 tree>)'
 	@echo '  bench            build, boot and run MATRIX on KERNEL, then report'
 	@echo '  report           write report.txt/.html and charts into RUN'
