@@ -10,6 +10,7 @@ ACCEL     ?= auto
 DEBUG     ?= 0
 BASELINE  ?= stock
 MODE      ?=
+PROFILE   ?=
 ITERATIONS ?=
 BUDGET    ?=
 THRESHOLD ?= 2%
@@ -93,6 +94,8 @@ help:
 	@echo '                     run alongside KERNEL, interleaved (none: only KERNEL)'
 	@echo '  MODE=time|cost|both  bench: wall-clock time, or instructions per op under'
 	@echo '                     QEMU icount (deterministic), or both (default: the matrix)'
+	@echo '  PROFILE=insn|none  bench: the cost boots'"'"'s per-function instruction profile'
+	@echo '                     (docs/profile.md; default: the matrix'"'"'s profile, none)'
 	@echo '  ITERATIONS=N|auto  bench: boots per variant; auto (time mode) adds boots'
 	@echo '                     for the points still undecided, up to max_iterations'
 	@echo '  BUDGET=none|8|8m|90s  bench: auto adds a round only if the time boots fit'
@@ -125,7 +128,7 @@ bench: all
 		$(if $(filter 1,$(DEBUG)),--debug) $(if $(RESUME),--resume $(RESUME)) \
 		$(if $(SCRATCH),--scratch $(SCRATCH)) $(if $(filter 1,$(FORCE)),--force) \
 		--baseline $(BASELINE) $(if $(MODE),--mode $(MODE)) $(if $(ITERATIONS),--iterations $(ITERATIONS)) \
-		$(if $(BUDGET),--budget $(BUDGET))
+		$(if $(BUDGET),--budget $(BUDGET)) $(if $(PROFILE),--profile $(PROFILE))
 
 report: all
 	@test -n "$(RUN)" || { echo 'make report: set RUN=results/<run>' >&2; exit 2; }
