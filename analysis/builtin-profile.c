@@ -62,8 +62,8 @@ static void symtab_load(struct symtab *t, const char *path, const char *variant)
 	FILE *f = fopen(path, "r");
 
 	if (!f)
-		die_input("profile: %s: the System.map of variant %s: %s (accepted: the build directory of meta.json's variants[].build under RLBENCH_CACHE, with System.map)",
-			  path, variant, strerror(errno));
+		die_input("profile: variant %s: cannot read its System.map, %s: %s (accepted: the build directory of meta.json's variants[].build under RLBENCH_CACHE, with System.map)",
+			  variant, path, strerror(errno));
 	memset(t, 0, sizeof(*t));
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%" SCNx64 " %c %511s", &addr, &type, name) != 3)

@@ -102,3 +102,14 @@ budget_seconds() {
 cost_machine() {
 	echo "pc,max-ram-below-4g=$(($1 / 2 < 1024 ? $1 / 2 : 1024))M"
 }
+
+# window_tag NAME: the tag rlwork gives the window of the point whose
+# result is NAME (FNV-1a, 32 bits, of the name; workloads/harness.c), in hex.
+window_tag() {
+	local s=$1 h=2166136261 i c
+	for ((i = 0; i < ${#s}; i++)); do
+		printf -v c '%d' "'${s:i:1}"
+		h=$(( ((h ^ c) * 16777619) & 0xffffffff ))
+	done
+	printf '%08x' "$h"
+}
