@@ -5,7 +5,9 @@
  * written by runners/plugins/insn-profile.so, docs/profile.md), maps each
  * block address to the kernel function holding it with the variant's
  * System.map (cost guests boot nokaslr, so the link addresses are the
- * run's) or to "user (rlwork)" below the kernel half, and prints per
+ * run's), below the kernel half to rlwork's functions (RUN/rlwork.map,
+ * nm -n of the static rlwork the guests ran) or "user (rlwork)" without
+ * it, and prints per
  * point and variant the instructions and atomics per op by function
  * (self counts), with the cross-check against the guest clock: the
  * profile's window total per op against the result's 1e9 / ops_per_s.
@@ -24,7 +26,8 @@ static const char usage[] =
 "PROFILE=insn): instructions and atomics per op by function, the N (default\n"
 "25) costliest first, and the cross-check of the profile's total against\n"
 "the guest clock's insn/op. Kernel symbols come from System.map of the\n"
-"variant's build ($RLBENCH_CACHE/build/<meta.json variants[].build>).\n"
+"variant's build ($RLBENCH_CACHE/build/<meta.json variants[].build>), user\n"
+"ones from <rundir>/rlwork.map (runners/run writes it) when it is there.\n"
 "--point: only the results whose name starts with NAME (p001-dio).\n"
 "Exit 0, 1 when a point's profile and clock differ by more than 0.5%,\n"
 "2 on bad input (no profile, a missing System.map, a malformed file).\n";
@@ -53,22 +56,31 @@ static int sym_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* System.map's text symbols, sorted; exits 2 when it cannot be read */
-static void symtab_load(struct symtab *t, const char *path, const char *variant)
+/*
+ * The text symbols of PATH (System.map, or nm -n of rlwork: "address type
+ * name" lines), sorted, their names after PREFIX. The text ends at _etext
+ * (the kernel's) or at _fini (a static program's last function, a few
+ * instructions). A file that cannot be read exits 2 unless OPTIONAL
+ * (then t->n is 0).
+ */
+static void symtab_load(struct symtab *t, const char *path, const char *variant,
+			const char *prefix, bool optional)
 {
 	char line[1024], name[512], type;
 	size_t cap = 0;
 	uint64_t addr;
 	FILE *f = fopen(path, "r");
 
+	memset(t, 0, sizeof(*t));
+	if (!f && optional)
+		return;
 	if (!f)
 		die_input("profile: variant %s: cannot read its System.map, %s: %s (accepted: the build directory of meta.json's variants[].build under RLBENCH_CACHE, with System.map)",
 			  variant, path, strerror(errno));
-	memset(t, 0, sizeof(*t));
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%" SCNx64 " %c %511s", &addr, &type, name) != 3)
 			continue;
-		if (!strcmp(name, "_etext"))
+		if (!strcmp(name, "_etext") || !strcmp(name, "_fini"))
 			t->etext = addr;
 		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
 			continue;
@@ -79,11 +91,11 @@ static void symtab_load(struct symtab *t, const char *path, const char *variant)
 				die_input("profile: %s: out of memory", path);
 		}
 		t->s[t->n].addr = addr;
-		t->s[t->n].name = xstrdup(name);
+		t->s[t->n].name = xasprintf("%s%s", prefix, name);
 		t->n++;
 	}
 	fclose(f);
-	if (!t->n)
+	if (!t->n && !optional)
 		die_input("profile: %s: no text symbols (accepted: a kernel's System.map, \"address type name\" lines)", path);
 	qsort(t->s, t->n, sizeof(*t->s), sym_cmp);
 }
@@ -93,7 +105,7 @@ static ssize_t symtab_find(const struct symtab *t, uint64_t addr)
 {
 	size_t lo = 0, hi = t->n;
 
-	if (addr < t->s[0].addr || (t->etext && addr >= t->etext))
+	if (!t->n || addr < t->s[0].addr || (t->etext && addr >= t->etext))
 		return -1;
 	while (hi - lo > 1) {
 		size_t mid = (lo + hi) / 2;
@@ -189,7 +201,8 @@ static int fn_cmp(const void *a, const void *b)
  * disagree, else 0.
  */
 static int profile_point(FILE *out, const char *dir, const char *variant,
-			 const char *name, const struct symtab *t, int top)
+			 const char *name, const struct symtab *t,
+			 const struct symtab *u, int top)
 {
 	char *pp = xasprintf("%s/%s/%s.profile", dir, variant, name);
 	char *rp = xasprintf("%s/%s/%s.result.json", dir, variant, name);
@@ -200,7 +213,7 @@ static int profile_point(FILE *out, const char *dir, const char *variant,
 	struct window w;
 	json_error_t err;
 	json_t *res, *op0;
-	size_t i, nf;
+	size_t i, nf, sp;
 	int bad = 0;
 
 	window_load(&w, pp);
@@ -228,23 +241,30 @@ static int profile_point(FILE *out, const char *dir, const char *variant,
 		count, op, clock_ipo, prof_ipo, dev * 100,
 		bad ? "MISMATCH: more than 0.5% apart" : "ok", w.atomics / count);
 
-	/* one slot per symbol, then user, unknown kernel text, the rest */
-	nf = t->n + F_SPECIAL;
+	/*
+	 * One slot per kernel symbol, per rlwork symbol, then user code
+	 * outside rlwork's symbols, unknown kernel text, the rest.
+	 */
+	sp = t->n + u->n;
+	nf = sp + F_SPECIAL;
 	fns = xcalloc(nf, sizeof(*fns));
 	for (i = 0; i < t->n; i++)
 		fns[i].name = t->s[i].name;
-	fns[t->n + F_USER].name = "user (rlwork)";
-	fns[t->n + F_KUNKNOWN].name = "kernel (not in System.map: modules, BPF)";
-	fns[t->n + F_OTHER].name = "(non-canonical address)";
+	for (i = 0; i < u->n; i++)
+		fns[t->n + i].name = u->s[i].name;
+	fns[sp + F_USER].name = u->n ? "user (not in rlwork.map: vDSO)" : "user (rlwork)";
+	fns[sp + F_KUNKNOWN].name = "kernel (not in System.map: modules, BPF)";
+	fns[sp + F_OTHER].name = "(non-canonical address)";
 	for (i = 0; i < w.n; i++) {
 		ssize_t k;
 
 		if (w.vaddr[i] < USER_TOP)
-			k = t->n + F_USER;
+			k = (k = symtab_find(u, w.vaddr[i])) < 0 ? (ssize_t)(sp + F_USER) :
+			    (ssize_t)t->n + k;
 		else if (w.vaddr[i] < KERNEL_HALF)
-			k = t->n + F_OTHER;
+			k = sp + F_OTHER;
 		else if ((k = symtab_find(t, w.vaddr[i])) < 0)
-			k = t->n + F_KUNKNOWN;
+			k = sp + F_KUNKNOWN;
 		fns[k].insns += w.ni[i];
 		fns[k].atomics += w.na[i];
 	}
@@ -289,12 +309,13 @@ int cmd_profile(int argc, char **argv)
 	json_error_t err;
 	int nprof = 0, nbad = 0;
 	size_t vi;
-	char *mp;
+	char *mp, *umap;
 	FILE *out;
 
 	if (!cli_parse(argc, argv, 2, opts, &dir, 1, "profile", usage))
 		die_input("profile: expected one run directory\n%s", usage);
 	mp = xasprintf("%s/meta.json", dir);
+	umap = xasprintf("%s/rlwork.map", dir);
 	meta = json_load_file(mp, 0, &err);
 	if (!meta)
 		die_input("profile: %s: %s (accepted: a run directory)", mp, err.text);
@@ -306,7 +327,7 @@ int cmd_profile(int argc, char **argv)
 		const char *name = json_string_value(json_object_get(v, "name"));
 		const char *build = json_string_value(json_object_get(v, "build"));
 		char *vdir, **files, *map;
-		struct symtab t;
+		struct symtab t, u;
 		int n, i;
 
 		if (!name)
@@ -326,10 +347,11 @@ int cmd_profile(int argc, char **argv)
 		if (!build || strchr(build, '/'))
 			die_input("profile: %s: variant %s has no build directory name (accepted: variants[].build, as runners/run writes it)", mp, name);
 		map = xasprintf("%s/build/%s/System.map", cache, build);
-		symtab_load(&t, map, name);
+		symtab_load(&t, map, name, "", false);
+		symtab_load(&u, umap, name, "rlwork: ", true);
 		for (i = 0; i < n; i++) {
 			files[i][strlen(files[i]) - strlen(".profile")] = 0;
-			nbad += profile_point(out, dir, name, files[i], &t, (int)top);
+			nbad += profile_point(out, dir, name, files[i], &t, &u, (int)top);
 			nprof++;
 		}
 	}

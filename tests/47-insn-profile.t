@@ -6,13 +6,13 @@
 # profile with a synthetic System.map and checks it against the guest
 # clock; bad input exits 2 with one line and runs nothing.  With a stock
 # kernel already built in RLBENCH_CACHE, a real cost run with PROFILE=insn:
-# calib's loop is rlwork's within 0.1%, the direct read's profile agrees
+# calib's loop is rlwork's calib_thread within 0.1%, the direct read's profile agrees
 # with its clock and is the same in both boots.
 . "$(dirname "$0")/lib/tap.sh"
 for c in qemu-system-x86_64 gcc ld jq objdump; do
 	command -v $c >/dev/null || { echo "1..0 # skip $c not installed"; exit 0; }
 done
-plan 26
+plan 27
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -96,6 +96,9 @@ fn() { awk -v f="$1" 'index($0, "  " f " ") == 1 {print $(NF - 2), $NF}' <<<"$ou
 is "$(fn filemap_read)" "800.00 0.000" "blocks go to the function holding their address, summed"
 is "$(fn filemap_get_pages)" "100.00 1.000" "atomics per op by function"
 is "$(fn "user (rlwork)")" "90.00 0.000" "addresses below the kernel half are rlwork's"
+printf '0000000000400000 T main\n0000000000401000 t calib_thread\n0000000000402000 T _fini\n' >"$run_dir/rlwork.map"
+out=$(RLBENCH_CACHE="$cache" "$RLSTAT" profile "$run_dir")
+is "$(fn "rlwork: calib_thread")" "90.00 0.000" "with the run's rlwork.map, user addresses are rlwork's functions"
 like "$out" "kernel \(not in System.map[^)]*\) +10.00 " "kernel addresses past _etext are named as such"
 like "$out" "insn/op: 1000.00 by the guest clock, 1000.00 by the profile \(\+0.000%\) ok" \
 	"the cross-check compares the window's total per op with 1e9 / ops_per_s"
@@ -143,12 +146,12 @@ M
 	run runners/run bench --kernel stock --baseline none --matrix "$tmp/real.matrix"
 	rd=$(sed -n 's/^run: //p' <<<"$OUT" | tail -1)
 	run_split "$RLSTAT" profile "$rd"
-	u=$(awk '/ p001-calib-cost-i1:/ {f = 1} f && /user \(rlwork\)/ {print $(NF - 2); exit}' <<<"$out")
+	u=$(awk '/ p001-calib-cost-i1:/ {f = 1} f && /rlwork: calib_thread / {print $(NF - 2); exit}' <<<"$out")
 	d1=$(awk '/ p002-dio-cost-i1:/ {f = 1; next} f && /^$/ {exit} f && !/insn\/op:/' <<<"$out")
 	d2=$(awk '/ p002-dio-cost-i2:/ {f = 1; next} f && /^$/ {exit} f && !/insn\/op:/' <<<"$out")
 	printf '%s\n' "$out" | head -40 | diag
 	ok "$([ "$rc" = 0 ] && [ -n "$d1" ] && [ "$d1" = "$d2" ] &&
 		awk -v u="$u" -v n="$cloops" 'BEGIN {d = u / (2 * n) - 1; exit !(d < 0.001 && d > -0.001)}'; echo $?)" \
-		"real run: calib's user share within 0.1% of 2 x loops, profiles agree with the clock, two boots alike"
+		"real run: calib's loop (calib_thread) within 0.1% of 2 x loops, profiles agree with the clock, two boots alike"
 fi
 done_testing
