@@ -20,7 +20,7 @@
 #include "builtin.h"
 
 static const char usage[] =
-"usage: rlstat profile <rundir> [--point NAME] [--top N]\n"
+"usage: rlstat profile <rundir> [--point NAME] [--top N] [--diff BASELINE]\n"
 "\n"
 "Per cost-mode point and variant with an instruction profile (make bench\n"
 "PROFILE=insn): instructions and atomics per op by function, the N (default\n"
@@ -29,6 +29,9 @@ static const char usage[] =
 "variant's build ($RLBENCH_CACHE/build/<meta.json variants[].build>), user\n"
 "ones from <rundir>/rlwork.map (runners/run writes it) when it is there.\n"
 "--point: only the results whose name starts with NAME (p001-dio).\n"
+"--diff: then, per point and variant, where its difference from BASELINE\n"
+"goes: the functions whose insn/op moved most (means over the boots), with\n"
+"both sides and the delta, summing to the point's total delta.\n"
 "Exit 0, 1 when a point's profile and clock differ by more than 0.5%,\n"
 "2 on bad input (no profile, a missing System.map, a malformed file).\n";
 
@@ -196,13 +199,126 @@ static int fn_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+static int fn_name_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct fn *)a)->name, ((const struct fn *)b)->name);
+}
+
+/* One point of one variant over its boots, for --diff: by function name. */
+struct acc {
+	const char *variant;
+	char *label;		/* the result name without -i<N> */
+	struct fn *fns;
+	size_t n;
+	double ops;
+	int boots;
+};
+static struct acc *accs;
+static size_t naccs;
+
+static struct acc *acc_get(const char *variant, const char *name)
+{
+	const char *it = strrchr(name, '-');
+	size_t len = it && it[1] == 'i' ? (size_t)(it - name) : strlen(name), i;
+
+	for (i = 0; i < naccs; i++)
+		if (!strcmp(accs[i].variant, variant) && strlen(accs[i].label) == len &&
+		    !strncmp(accs[i].label, name, len))
+			return &accs[i];
+	accs = realloc(accs, (naccs + 1) * sizeof(*accs));
+	if (!accs)
+		die_input("profile: out of memory");
+	memset(&accs[naccs], 0, sizeof(*accs));
+	accs[naccs].variant = variant;
+	accs[naccs].label = xasprintf("%.*s", (int)len, name);
+	return &accs[naccs++];
+}
+
+/* sort by name and add up the rows of one name */
+static void fns_merge(struct fn *f, size_t *n)
+{
+	size_t i, m = 0;
+
+	qsort(f, *n, sizeof(*f), fn_name_cmp);
+	for (i = 0; i < *n; i++) {
+		if (m && !strcmp(f[m - 1].name, f[i].name)) {
+			f[m - 1].insns += f[i].insns;
+			f[m - 1].atomics += f[i].atomics;
+		} else {
+			f[m++] = f[i];
+		}
+	}
+	*n = m;
+}
+
+struct delta {
+	const char *name;
+	double base, cand, d;
+};
+
+static int delta_cmp(const void *a, const void *b)
+{
+	const struct delta *x = a, *y = b;
+	double p = x->d < 0 ? -x->d : x->d, q = y->d < 0 ? -y->d : y->d;
+
+	if (p != q)
+		return p < q ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * Where the difference of point C from point B goes: every function of
+ * either by name, insn/op on each side, the largest moves first; the rest
+ * in one row, so that the deltas sum to the total's.
+ */
+static void profile_diff(FILE *out, struct acc *b, struct acc *c, int top)
+{
+	struct delta *d = xcalloc(b->n + c->n + 1, sizeof(*d)), rest = { 0 };
+	double tb = 0, tc = 0;
+	size_t i = 0, j = 0, n = 0, k;
+
+	fns_merge(b->fns, &b->n);
+	fns_merge(c->fns, &c->n);
+	while (i < b->n || j < c->n) {
+		int cmp = i == b->n ? 1 : j == c->n ? -1 : strcmp(b->fns[i].name, c->fns[j].name);
+
+		d[n].name = cmp <= 0 ? b->fns[i].name : c->fns[j].name;
+		if (cmp <= 0)
+			d[n].base = b->fns[i++].insns / b->ops;
+		if (cmp >= 0)
+			d[n].cand = c->fns[j++].insns / c->ops;
+		d[n].d = d[n].cand - d[n].base;
+		tb += d[n].base;
+		tc += d[n].cand;
+		n++;
+	}
+	qsort(d, n, sizeof(*d), delta_cmp);
+	fprintf(out, "where the difference goes: %s, %s against %s (insn/op, %d and %d boots)\n",
+		b->label, c->variant, b->variant, c->boots, b->boots);
+	fprintf(out, "  %-44s %12s %12s %10s\n", "function", b->variant, c->variant, "delta");
+	for (k = 0; k < n; k++) {
+		if ((int)k >= top) {
+			rest.base += d[k].base;
+			rest.cand += d[k].cand;
+			continue;
+		}
+		fprintf(out, "  %-44.44s %12.2f %12.2f %+10.2f\n", d[k].name,
+			d[k].base, d[k].cand, d[k].d);
+	}
+	if (n > (size_t)top)
+		fprintf(out, "  %-44s %12.2f %12.2f %+10.2f\n", "(the other functions)",
+			rest.base, rest.cand, rest.cand - rest.base);
+	fprintf(out, "  %-44s %12.2f %12.2f %+10.2f\n\n", "total", tb, tc, tc - tb);
+	free(d);
+}
+
 /*
  * One point of one variant: returns 1 when its profile and its clock
  * disagree, else 0.
  */
 static int profile_point(FILE *out, const char *dir, const char *variant,
 			 const char *name, const struct symtab *t,
-			 const struct symtab *u, int top)
+			 const struct symtab *u, int top, struct acc *a)
 {
 	char *pp = xasprintf("%s/%s/%s.profile", dir, variant, name);
 	char *rp = xasprintf("%s/%s/%s.result.json", dir, variant, name);
@@ -229,8 +345,7 @@ static int profile_point(FILE *out, const char *dir, const char *variant,
 		variant, name, w.insns, w.atomics);
 	if (!status || strcmp(status, "ok") || !op || count <= 0 || rate <= 0) {
 		fprintf(out, "; no ops (status %s): nothing per op\n\n", status ? status : "?");
-		json_decref(res);
-		return 0;
+		goto out;
 	}
 	clock_ipo = 1e9 / rate;
 	prof_ipo = w.insns / count;
@@ -269,6 +384,15 @@ static int profile_point(FILE *out, const char *dir, const char *variant,
 		fns[k].atomics += w.na[i];
 	}
 	qsort(fns, nf, sizeof(*fns), fn_cmp);
+	for (i = 0; i < nf && fns[i].insns; i++)
+		;
+	a->fns = realloc(a->fns, (a->n + i + 1) * sizeof(*a->fns));
+	if (!a->fns)
+		die_input("profile: out of memory");
+	memcpy(a->fns + a->n, fns, i * sizeof(*fns));
+	a->n += i;
+	a->ops += count;
+	a->boots++;
 	fprintf(out, "  %-44s %12s %7s %10s\n", "function", "insn/op", "share", "atomics/op");
 	for (i = 0; i < nf && fns[i].insns; i++) {
 		if ((int)i >= top) {
@@ -287,6 +411,7 @@ static int profile_point(FILE *out, const char *dir, const char *variant,
 	fprintf(out, "  %-44s %12.2f %6.2f%% %10.3f\n\n", "total", prof_ipo, 100.0,
 		w.atomics / count);
 	free(fns);
+out:
 	free(w.vaddr);
 	free(w.ni);
 	free(w.na);
@@ -298,11 +423,12 @@ static int profile_point(FILE *out, const char *dir, const char *variant,
 
 int cmd_profile(int argc, char **argv)
 {
-	const char *dir = NULL, *point = NULL, *cache = getenv("RLBENCH_CACHE");
+	const char *dir = NULL, *point = NULL, *base = NULL, *cache = getenv("RLBENCH_CACHE");
 	double top = 25;
 	const struct cli_opt opts[] = {
 		CLI("--point", CLI_STRING, &point),
 		CLI("--top", CLI_NUM, &top, .min = 1, .max = 100000),
+		CLI("--diff", CLI_STRING, &base),
 		CLI_END
 	};
 	json_t *meta, *vs, *v;
@@ -320,6 +446,15 @@ int cmd_profile(int argc, char **argv)
 	if (!meta)
 		die_input("profile: %s: %s (accepted: a run directory)", mp, err.text);
 	vs = json_object_get(meta, "variants");
+	if (base) {
+		bool found = false;
+
+		json_array_foreach(vs, vi, v)
+			found |= !strcmp(json_string_value(json_object_get(v, "name")) ?: "", base);
+		if (!found)
+			die_input("profile: --diff '%s' is not a variant of %s (accepted: a name in its meta.json variants)",
+				  base, dir);
+	}
 	if (!cache || !*cache)
 		cache = xasprintf("%s/.cache/rlbench", getenv("HOME") ? getenv("HOME") : "");
 	out = text_safe(stdout);
@@ -351,13 +486,30 @@ int cmd_profile(int argc, char **argv)
 		symtab_load(&u, umap, name, "rlwork: ", true);
 		for (i = 0; i < n; i++) {
 			files[i][strlen(files[i]) - strlen(".profile")] = 0;
-			nbad += profile_point(out, dir, name, files[i], &t, &u, (int)top);
+			nbad += profile_point(out, dir, name, files[i], &t, &u, (int)top,
+					      acc_get(name, files[i]));
 			nprof++;
 		}
 	}
 	if (!nprof)
 		die_input("profile: %s: no instruction profiles%s%s (accepted: a run of make bench MODE=cost PROFILE=insn)",
 			  dir, point ? " of points starting " : "", point ? point : "");
+	if (base) {	/* every other variant's points against the baseline's */
+		size_t i, j, npairs = 0;
+
+		for (i = 0; i < naccs; i++) {
+			if (strcmp(accs[i].variant, base) || !accs[i].ops)
+				continue;
+			for (j = 0; j < naccs; j++)
+				if (j != i && accs[j].ops && !strcmp(accs[j].label, accs[i].label)) {
+					profile_diff(out, &accs[i], &accs[j], (int)top);
+					npairs++;
+				}
+		}
+		if (!npairs)
+			die_input("profile: %s: --diff %s: no point has profiles of %s and of another variant (accepted: a variant of the run, with profiled points)",
+				  dir, base, base);
+	}
 	if (nbad)
 		fprintf(out, "%d of %d profiles disagree with the guest clock by more than 0.5%%\n",
 			nbad, nprof);

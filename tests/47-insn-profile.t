@@ -12,7 +12,7 @@
 for c in qemu-system-x86_64 gcc ld jq objdump; do
 	command -v $c >/dev/null || { echo "1..0 # skip $c not installed"; exit 0; }
 done
-plan 27
+plan 30
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -113,6 +113,27 @@ expect_bad "a run without profiles: exit 2" "no instruction profiles" \
 sed -i 's/^insns\t1000000/insns\t1000001/' "$run_dir/stock/p001-dio-cost-i1.profile"
 expect_bad "a profile whose rows do not sum to its header: exit 2" "the rows sum to 1000000" \
 	env RLBENCH_CACHE="$cache" "$RLSTAT" profile "$run_dir"
+
+# --diff: a second variant with one more function and a cheaper one
+mkdir -p "$run_dir/rangelock" "$cache/build/b2"
+jq '.variants += [{name: "rangelock", build: "b2"}]' "$run_dir/meta.json" >"$tmp/m" && mv "$tmp/m" "$run_dir/meta.json"
+sed 's/^ffffffff81100400 D some_data$/ffffffff81100400 t range_lock/' "$cache/build/b1/System.map" >"$cache/build/b2/System.map"
+sed -i 's/^insns\t1000001/insns\t1000000/' "$run_dir/stock/p001-dio-cost-i1.profile"
+{
+	printf '# rlbench insn-profile 1\ntag\t%s\nwindow\t1\nend\tmarker\ninsns\t1150000\natomics\t3000\nblocks\t4\nvaddr\tinsns\tatomics\n' "$tag"
+	printf '0000000000401000\t90000\t0\nffffffff81100010\t850000\t0\n'
+	printf 'ffffffff81100300\t60000\t1000\nffffffff81100410\t150000\t2000\n'
+} >"$run_dir/rangelock/p001-dio-cost-i1.profile"
+result "$run_dir/rangelock/p001-dio-cost-i1.result.json" "$(awk 'BEGIN {print 1e9 / 1150}')"
+run_split env RLBENCH_CACHE="$cache" "$RLSTAT" profile "$run_dir" --diff stock --top 3
+dl() { awk -v f="$1" '/^where the difference goes/ {d = 1} d && index($0, "  " f " ") == 1 {print $(NF - 2), $(NF - 1), $NF}' <<<"$out"; }
+is "$rc:$(dl range_lock)|$(dl filemap_read)|$(dl filemap_get_pages)" \
+	"0:0.00 150.00 +150.00|800.00 850.00 +50.00|100.00 60.00 -40.00" \
+	"--diff: the functions that moved most, both sides and the delta, by name across System.maps"
+is "$(dl "(the other functions)")|$(dl total)" "100.00 90.00 -10.00|1000.00 1150.00 +150.00" \
+	"--diff: the rows below --top in one, summing to the total delta"
+expect_bad "--diff of a variant the run does not have: exit 2" "--diff 'imutex' is not a variant" \
+	env RLBENCH_CACHE="$cache" "$RLSTAT" profile "$run_dir" --diff imutex
 
 # --- the wiring refuses a profile outside cost mode, before anything runs ---
 printf 'mode cost\nprofile insn\npoint calib --loops 1000\n' >"$tmp/p.matrix"
