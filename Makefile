@@ -40,7 +40,7 @@ endif
 SUBDIRS := $(patsubst %/Makefile,%,$(wildcard workloads/Makefile analysis/Makefile runners/plugins/Makefile tests/rangelock/Makefile))
 
 .PHONY: help setup all kernels bench report mail regress rerun bench-locks \
-	bench-generator bench-noise bench-gate bench-matrix bench-analysis check-race test clean \
+	bench-generator bench-noise bench-profile bench-gate bench-matrix bench-analysis check-race test clean \
 	lava-jobs lava-submit lava-collect test-lava test-lava-server \
 	nightly bisect test-nightly test-kernels
 
@@ -61,6 +61,7 @@ help:
 	@echo '  bench-gate       the regression gate'"'"'s false-alarm rate, power and boots used, simulated'
 	@echo '  bench-analysis   rlstat summary'"'"'s time against the ops in a result, prints CPU us/op'
 	@echo '  bench-noise      the 1-thread points in cost and time mode, CoeffVar per mode and point'
+	@echo '  bench-profile    host seconds of a cost boot without and with PROFILE=insn, and the ratio'
 	@echo '  bench-matrix     runners/matrix on 10^4 generated points and 10^5 comment lines, seconds'
 	@echo '  check-race       DEBUG kernels of every variant on the widened punch race:'
 	@echo '                   imutex must lose data to the punch race, the others none'
@@ -163,6 +164,9 @@ bench-analysis: all
 
 bench-noise: all
 	@runners/bench-noise --kernel $(KERNEL) --accel $(ACCEL)
+
+bench-profile: all
+	@runners/bench-profile --kernel $(KERNEL)
 
 # The nightly job and the bisection: timers call runners/nightly directly
 # for its exit codes (0, 1 regression, 3 inconclusive); make turns them
