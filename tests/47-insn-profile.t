@@ -12,7 +12,7 @@
 for c in qemu-system-x86_64 gcc ld jq objdump; do
 	command -v $c >/dev/null || { echo "1..0 # skip $c not installed"; exit 0; }
 done
-plan 30
+plan 31
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -50,14 +50,19 @@ is "$(row "$spin" "$w")" "$((2 * loops)) 0" "the loop's block: 2 x loops instruc
 # the first pass through atom shares the block before it, the rest are its own
 is "$(row "$atom" "$w")" "$((7 * (atoms - 1))) $((3 * (atoms - 1)))" \
 	"lock inc, xchg with memory and ds inc are atomic; inc and xchg of registers are not"
-# window: mov, the loop, mov + 7 x atoms, then the end marker's block (3)
+# window: the start marker, mov, jmp; the loop; mov + 7 x atoms
 is "$(field insns "$w") $(field atomics "$w")" "$((2 * loops + 7 * atoms + 4)) $((3 * atoms))" \
-	"the window's totals: every instruction between the markers, once"
+	"the window's totals: every instruction from the start marker to the end marker, once"
 is "$(awk 'NR > 8 {i += $2; a += $3} END {print i, a}' "$w")" "$(field insns "$w") $(field atomics "$w")" \
 	"the rows sum to the header's totals"
 guest "$tmp/w2"
 cmp -s "$w" "$tmp/w2/w0001-$tag.profile"
 ok $? "a second boot writes the same window, byte for byte"
+# count=block: one add per block, times its length: the start marker's
+# block is left out, the end marker's counted whole (3 each)
+guest "$tmp/w5" "dir=$tmp/w5,count=block"
+is "$(field insns "$tmp/w5/w0001-$tag.profile") $(row "$atom" "$tmp/w5/w0001-$tag.profile")" \
+	"$((2 * loops + 7 * atoms + 4)) $((7 * (atoms - 1))) $((3 * (atoms - 1)))" "count=block counts whole blocks"
 guest "$tmp/w3" "dir=$tmp/missing"
 ok "$([ "$RC" != 0 ] && [[ $OUT == *"insn-profile: dir='$tmp/missing' is not a directory"* ]]; echo $?)" \
 	"a plugin that cannot write its windows refuses to load, saying why"
