@@ -12,7 +12,7 @@
 for c in qemu-system-x86_64 gcc ld jq objdump; do
 	command -v $c >/dev/null || { echo "1..0 # skip $c not installed"; exit 0; }
 done
-plan 31
+plan 33
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -140,11 +140,20 @@ is "$(dl "(the other functions)")|$(dl total)" "100.00 90.00 -10.00|1000.00 1150
 expect_bad "--diff of a variant the run does not have: exit 2" "--diff 'imutex' is not a variant" \
 	env RLBENCH_CACHE="$cache" "$RLSTAT" profile "$run_dir" --diff imutex
 
-# --- the wiring refuses a profile outside cost mode, before anything runs ---
+# --- the wiring refuses a profile outside cost mode, before anything runs
+# (RLBENCH_KBUILD=false: a check that let it through fails at the build,
+# never starts one) ---
 printf 'mode cost\nprofile insn\npoint calib --loops 1000\n' >"$tmp/p.matrix"
 expect_bad "profile with MODE=time: exit 2 before anything runs" "counts instructions in cost-mode boots; MODE is time" \
-	runners/run bench --kernel stock --baseline none --matrix "$tmp/p.matrix" --mode time
+	env RLBENCH_KBUILD=false runners/run bench --kernel stock --baseline none --matrix "$tmp/p.matrix" --mode time
 is "$(find results -mindepth 1 -maxdepth 1 -name "*-p-stock*" | wc -l)" 0 "... and no run directory was made"
+# a plugin QEMU cannot load: refused once, before anything runs
+mkdir -p "$tmp/top/runners/plugins"
+cp -a runners analysis workloads kernels configs "$tmp/top/" 2>/dev/null
+echo garbage >"$tmp/top/runners/plugins/insn-profile.so"
+expect_bad "a plugin QEMU cannot load: exit 2 before anything runs" "QEMU cannot load runners/plugins/insn-profile.so: .*file too short" \
+	env RLBENCH_KBUILD=false "$tmp/top/runners/run" bench --kernel stock --baseline none --matrix "$tmp/p.matrix"
+is "$(find "$tmp/top/results" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)" 0 "... and no run directory was made"
 printf 'profile cachex\npoint calib\n' >"$tmp/bad.matrix"
 expect_bad "a matrix's unknown profile: exit 2 with its line" "bad.matrix:1: profile 'cachex' is not supported (accepted: insn, none)" \
 	runners/matrix "$tmp/bad.matrix"
