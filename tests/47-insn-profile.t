@@ -148,7 +148,7 @@ expect_bad "profile with MODE=time: exit 2 before anything runs" "counts instruc
 	env RLBENCH_KBUILD=false runners/run bench --kernel stock --baseline none --matrix "$tmp/p.matrix" --mode time
 is "$(find results -mindepth 1 -maxdepth 1 -name "*-p-stock*" | wc -l)" 0 "... and no run directory was made"
 # a plugin QEMU cannot load: refused once, before anything runs
-mkdir -p "$tmp/top/runners/plugins"
+mkdir -p "$tmp/top/runners/plugins" "$tmp/top/results"
 cp -a runners analysis workloads kernels configs "$tmp/top/" 2>/dev/null
 echo garbage >"$tmp/top/runners/plugins/insn-profile.so"
 expect_bad "a plugin QEMU cannot load: exit 2 before anything runs" "QEMU cannot load runners/plugins/insn-profile.so: .*file too short" \
