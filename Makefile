@@ -10,6 +10,7 @@ ACCEL     ?= auto
 DEBUG     ?= 0
 BASELINE  ?= stock
 MODE      ?=
+PROFILE   ?=
 ITERATIONS ?=
 BUDGET    ?=
 THRESHOLD ?= 2%
@@ -36,10 +37,10 @@ export KSRC
 endif
 
 # Parts that have a Makefile; each builds with `make -C <dir> all`.
-SUBDIRS := $(patsubst %/Makefile,%,$(wildcard workloads/Makefile analysis/Makefile tests/rangelock/Makefile))
+SUBDIRS := $(patsubst %/Makefile,%,$(wildcard workloads/Makefile analysis/Makefile runners/plugins/Makefile tests/rangelock/Makefile))
 
 .PHONY: help setup all kernels bench report mail regress rerun bench-locks \
-	bench-generator bench-noise bench-gate bench-matrix bench-analysis check-race test clean \
+	bench-generator bench-noise bench-profile bench-gate bench-matrix bench-analysis check-race test clean \
 	lava-jobs lava-submit lava-collect test-lava test-lava-server \
 	nightly bisect test-nightly test-kernels
 
@@ -48,7 +49,7 @@ help:
 	@echo
 	@echo 'Targets:'
 	@echo '  setup            install the Debian packages the suite needs (idempotent)'
-	@echo '  all              build rlwork, rlstat and the userspace lock harness'
+	@echo '  all              build rlwork, rlstat, the profiler plugin and the userspace lock harness'
 	@echo '  kernels          build KERNEL=<variant>[+<feature>...]|all (DEBUG=1, KSRC=<6.12 tree>)'
 	@echo '  bench            build, boot and run MATRIX on KERNEL, then report'
 	@echo '  report           write report.txt/.html and charts into RUN'
@@ -60,6 +61,7 @@ help:
 	@echo '  bench-gate       the regression gate'"'"'s false-alarm rate, power and boots used, simulated'
 	@echo '  bench-analysis   rlstat summary'"'"'s time against the ops in a result, prints CPU us/op'
 	@echo '  bench-noise      the 1-thread points in cost and time mode, CoeffVar per mode and point'
+	@echo '  bench-profile    host seconds of a cost boot without and with PROFILE=insn, and the ratio'
 	@echo '  bench-matrix     runners/matrix on 10^4 generated points and 10^5 comment lines, seconds'
 	@echo '  check-race       DEBUG kernels of every variant on the widened punch race:'
 	@echo '                   imutex must lose data to the punch race, the others none'
@@ -93,6 +95,8 @@ help:
 	@echo '                     run alongside KERNEL, interleaved (none: only KERNEL)'
 	@echo '  MODE=time|cost|both  bench: wall-clock time, or instructions per op under'
 	@echo '                     QEMU icount (deterministic), or both (default: the matrix)'
+	@echo '  PROFILE=insn|none  bench: the cost boots'"'"'s per-function instruction profile'
+	@echo '                     (docs/profile.md; default: the matrix'"'"'s profile, none)'
 	@echo '  ITERATIONS=N|auto  bench: boots per variant; auto (time mode) adds boots'
 	@echo '                     for the points still undecided, up to max_iterations'
 	@echo '  BUDGET=none|8|8m|90s  bench: auto adds a round only if the time boots fit'
@@ -125,7 +129,7 @@ bench: all
 		$(if $(filter 1,$(DEBUG)),--debug) $(if $(RESUME),--resume $(RESUME)) \
 		$(if $(SCRATCH),--scratch $(SCRATCH)) $(if $(filter 1,$(FORCE)),--force) \
 		--baseline $(BASELINE) $(if $(MODE),--mode $(MODE)) $(if $(ITERATIONS),--iterations $(ITERATIONS)) \
-		$(if $(BUDGET),--budget $(BUDGET))
+		$(if $(BUDGET),--budget $(BUDGET)) $(if $(PROFILE),--profile $(PROFILE))
 
 report: all
 	@test -n "$(RUN)" || { echo 'make report: set RUN=results/<run>' >&2; exit 2; }
@@ -160,6 +164,9 @@ bench-analysis: all
 
 bench-noise: all
 	@runners/bench-noise --kernel $(KERNEL) --accel $(ACCEL)
+
+bench-profile: all
+	@runners/bench-profile --kernel $(KERNEL)
 
 # The nightly job and the bisection: timers call runners/nightly directly
 # for its exit codes (0, 1 regression, 3 inconclusive); make turns them

@@ -114,6 +114,7 @@ static int plan_make(int argc, char **argv, bool resume)
 		CLI("--mode", CLI_STRING, &q.mode),
 		CLI("--iterations", CLI_STRING, &q.iterations),
 		CLI("--budget", CLI_STRING, &q.budget),
+		CLI("--profile", CLI_STRING, &q.profile),
 		CLI("--seed", CLI_STRING, &q.seed),
 		CLI("--accel", CLI_STRING, &q.accel),
 		CLI("--name", CLI_STRING, &q.name),

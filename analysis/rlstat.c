@@ -22,6 +22,7 @@ int cmd_validate(int argc, char **argv);
 int cmd_history(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_mail(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
 
 static const struct command {
 	const char *name;
@@ -44,6 +45,8 @@ static const struct command {
 	  "result documents against rlbench-result/1" },
 	{ "history", cmd_history,
 	  "the nightly history: import, show, rebuild, mail, trend" },
+	{ "profile", cmd_profile,
+	  "a cost run's instructions per op by function (PROFILE=insn)" },
 	{ "plan", cmd_plan,
 	  "a run's boots in meta.json, and whether to add a round" },
 	{ NULL, NULL, NULL }

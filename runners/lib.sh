@@ -183,3 +183,36 @@ guest_append() {
 	[ $# -lt 8 ] || a+=" rlbench.features=$8"
 	echo "$a rlbench.monitors=${monitors// /,} rlbench.knobs=$knobs rlbench.mode=$mode"
 }
+
+# window_tag NAME: the tag rlwork gives the window of the point whose
+# result is NAME (FNV-1a, 32 bits, of the name; workloads/harness.c), in hex.
+window_tag() {
+	local s=$1 h=2166136261 i c
+	for ((i = 0; i < ${#s}; i++)); do
+		printf -v c '%d' "'${s:i:1}"
+		h=$(( ((h ^ c) * 16777619) & 0xffffffff ))
+	done
+	printf '%08x' "$h"
+}
+
+# profile_loads: QEMU loads the instruction profiler (PROFILE=insn), or
+# exit 2; checked once before a run is made, so that a plugin QEMU
+# refuses stops it before anything is built or booted, not as a failed
+# boot per point.
+profile_loads() {
+	local so=$RLBENCH_TOP/runners/plugins/insn-profile.so pdir why
+	[ -f "$so" ] || die "PROFILE=insn: runners/plugins/insn-profile.so is not built (make all builds it)"
+	pdir=$(mktemp -d)
+	why=$(echo quit | qemu-system-x86_64 -M none -display none -monitor stdio -S \
+		-plugin "$so,dir=$pdir" 2>&1 >/dev/null) || { rm -rf "$pdir"
+		die "PROFILE=insn: QEMU cannot load runners/plugins/insn-profile.so: $(tail -1 <<<"$why") (accepted: the plugin as make all builds it, for $(qemu-system-x86_64 --version | sed -n 1p))"; }
+	rm -rf "$pdir"
+}
+
+# cost_jobs_default MEM_MB DISK_MB: how many cost guests run at once by
+# default: one a host CPU, as many as the available memory holds (a cost
+# guest's memory holds its memory device too).
+cost_jobs_default() {
+	awk -v g="$(($1 + $2 + 512))" -v n="$(nproc)" \
+		'/^MemAvailable:/ {j = int($2 / 1024 / g); print (j < 1 ? 1 : j > n ? n : j)}' /proc/meminfo
+}

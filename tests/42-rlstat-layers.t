@@ -46,10 +46,10 @@ for c in $cmds; do
 	[ "$RC" = 0 ] && [[ $OUT == "usage: rlstat $c "* ]] || bad+=" $c(help)"
 	grep -q "^    analysis/rlstat $c " analysis/README.md || bad+=" $c(README)"
 done
-is "$(wc -w <<<"$cmds"):${bad:-none}" "9:none" \
+is "$(wc -w <<<"$cmds"):${bad:-none}" "10:none" \
 	"each command of rlstat --help has its --help and its synopsis line in analysis/README.md"
 run analysis/rlstat nosuch
-like "$RC:$OUT" "^2:rlstat: unknown command \"nosuch\"; accepted: report summary mail regress next charts validate history plan$" \
+like "$RC:$OUT" "^2:rlstat: unknown command \"nosuch\"; accepted: report summary mail regress next charts validate history profile plan$" \
 	"an unknown command exits 2 naming the accepted ones"
 
 done_testing

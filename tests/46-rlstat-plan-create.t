@@ -36,7 +36,7 @@ is "$(key variants):$(key time_device):$(key cost_cpus)" "stock rangelock:virtio
 like "${rd#"$res"/}" "^[0-9]{8}-[0-9]{6}-two-stock\+rangelock$" "the run is named after the matrix and its variants"
 is "$(find "$rd" -mindepth 1 -printf "%f\n" | sort | xargs)" "matrix meta.json suite.diff" "with its matrix copy, suite.diff and meta.json, no temporary left"
 is "$(jq -c keys_unsorted "$rd/meta.json")" \
-	'["schema","name","runner","matrix","matrix_sha256","rerun_of","suite","host","qemu","accel_requested","debug","mode","iterations","max_iterations","budget","budget_s","auto_stop","seed","baseline","cost","requested","variants","boot_order","started","ended"]' \
+	'["schema","name","runner","matrix","matrix_sha256","rerun_of","suite","host","qemu","accel_requested","debug","mode","iterations","max_iterations","budget","budget_s","auto_stop","seed","baseline","profile","cost","requested","variants","boot_order","started","ended"]' \
 	"meta.json has runners/run's keys, in its order"
 is "$(jq -c '[.host.cpus, .host.mem_mb, .host.kernel, .suite.commit, .matrix, .matrix_sha256, .iterations, .requested]' "$rd/meta.json")" \
 	"$(jq -nc --argjson n "$(nproc)" --argjson m "$(awk '/MemTotal/ {print int($2/1024)}' /proc/meminfo)" \

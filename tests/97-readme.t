@@ -57,6 +57,8 @@ rows=(
 	'^make check-race$|slow|release'
 	'^make bench KERNEL=rangelock DEBUG=1 MATRIX=debug-poll BASELINE=none$|test|tests/93-debug-rangelock.t|make --no-print-directory bench KERNEL=rangelock DEBUG=1 MATRIX=debug-poll BASELINE=none'
 	'^make bench KERNEL=rangelock DEBUG=1 MATRIX=debug-mmlock BASELINE=none$|test|tests/93-debug-rangelock.t|make --no-print-directory bench KERNEL=rangelock DEBUG=1 MATRIX=debug-mmlock BASELINE=none'
+	'^make bench KERNEL=rangelock MODE=cost PROFILE=insn$|slow|release'
+	'^make bench-profile$|slow|release'
 	'^make bench-locks$|here'
 	'^make bench-generator$|slow|release'
 	'^make bench-matrix$|slow|release'

@@ -17,11 +17,14 @@
  * first reason. LOG is the evidence's path relative to the run directory,
  * the excerpt the last 4000 bytes of F.
  *
- *   rlwork --set-monitors --out FILE [--in SRC] [NAME=PATH...]
+ *   rlwork --set-monitors --out FILE [--in SRC] [--profile PATH]
+ *                         [NAME=PATH...]
  *
  * Sets FILE's "monitors" object (each monitor's file, relative to the run
- * directory), the rest of the document as it was; with --in, the document
- * is read from SRC (a guest's share) and FILE is written from it.
+ * directory) and, with --profile, its "profile" object (the point's
+ * instruction profile, {"insn": PATH}), the rest of the document as it
+ * was; with --in, the document is read from SRC (a guest's share) and
+ * FILE is written from it.
  *
  * Both write atomically; exit 0, 1 when the write fails, 2 on bad input,
  * which changes no file.
@@ -101,6 +104,7 @@ static const struct opt_def fail_opts[] = {
 struct mon_opts {
 	const char *out;
 	const char *in;
+	const char *profile;
 };
 
 #define M(field) offsetof(struct mon_opts, field)
@@ -110,6 +114,8 @@ static const struct opt_def mon_opts[] = {
 	  .help = "the result to write (required)" },
 	{ .name = "in", .type = OPT_STR, .off = M(in), NORANGE,
 	  .help = "read the result from here instead of --out" },
+	{ .name = "profile", .type = OPT_STR, .off = M(profile), NORANGE,
+	  .help = "the point's instruction profile, relative to the run directory" },
 	OPT_END
 };
 
@@ -467,7 +473,8 @@ int set_monitors_main(int argc, char **argv)
 	int nopt = 0, i, ret;
 
 	if (wants_help(argc, argv)) {
-		help(MON_WHO " --out FILE [--in SRC] [NAME=PATH...]", mon_opts);
+		help(MON_WHO " --out FILE [--in SRC] [--profile PATH] [NAME=PATH...]",
+		     mon_opts);
 		return 0;
 	}
 	/* the options, then the pairs: every option here takes a value */
@@ -499,6 +506,9 @@ int set_monitors_main(int argc, char **argv)
 	/* no pairs: no monitor left a file, and the document stays as it is */
 	if (json_object_size(mons))
 		json_object_set(doc, "monitors", mons);
+	if (o.profile && *o.profile)
+		json_object_set_new(doc, "profile",
+				    json_pack("{s:o}", "insn", text(o.profile)));
 	ret = result_save(o.out, doc, MON_WHO, NULL);
 	json_decref(mons);
 	json_decref(doc);

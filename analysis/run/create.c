@@ -82,6 +82,9 @@ static void check_request(const struct plan_req *q)
 	if (q->budget && *q->budget && plan_budget_seconds(q->budget) == -2)
 		die_input("BUDGET='%s' is not a time " BUDGET_ACCEPTED,
 			  q->budget);
+	if (q->profile && *q->profile && strcmp(q->profile, "insn") &&
+	    strcmp(q->profile, "none"))
+		die_input("PROFILE='%s' is not one of insn, none", q->profile);
 }
 
 /* the first line matching ^\s*device\s+virtio-blk of text, 0 if none */
@@ -191,6 +194,8 @@ void plan_resolve(const struct plan_req *q, json_t *meta,
 			s->budget = xstrdup(v);
 		v = json_string_value(json_object_get(meta, "baseline"));
 		s->baseline = xstrdup(v ? v : "none");
+		v = json_string_value(json_object_get(meta, "profile"));
+		s->profile = xstrdup(v ? v : "none");
 		v = json_string_value(json_object_get(meta, "accel_requested"));
 		s->accel = xstrdup(v ? v : "null");
 		s->debug = json_is_true(json_object_get(meta, "debug"));
@@ -247,6 +252,18 @@ void plan_resolve(const struct plan_req *q, json_t *meta,
 		s->cost_device = "brd";
 		free(own);
 	}
+	/* the profiler counts what cost boots execute; time boots have none */
+	if (q->profile && *q->profile)
+		s->profile = q->profile;
+	else if (!s->profile)
+		s->profile = set_or(mx, "profile", "none");
+	if (strcmp(s->profile, "none") && !strcmp(s->mode, "time"))
+		die_input("%s%s: profile %s counts instructions in cost-mode "
+			  "boots; MODE is time (accepted: MODE=cost or both "
+			  "with a profile, or PROFILE=none)",
+			  q->profile && *q->profile ? "PROFILE=" : q->matrix,
+			  q->profile && *q->profile ? s->profile : "",
+			  s->profile);
 	s->rounds = strcmp(s->iterations, "auto") ? atoi(s->iterations) : 3;
 	free(flat);
 	free(pad);
@@ -263,9 +280,9 @@ void plan_settings_print(FILE *f, const char *dir, const struct plan_set *s)
 	else
 		fprintf(f, "budget_s\n");
 	fprintf(f, "seed %ld\naccel %s\ndebug %d\nbaseline %s\nvariants %s\n"
-		"time_device %s\ncost_device %s\ncost_cpus %s\n", s->seed,
-		s->accel, s->debug, s->baseline, s->variants, s->time_device,
-		s->cost_device, s->cost_cpus);
+		"time_device %s\ncost_device %s\ncost_cpus %s\nprofile %s\n",
+		s->seed, s->accel, s->debug, s->baseline, s->variants,
+		s->time_device, s->cost_device, s->cost_cpus, s->profile);
 }
 
 /* (10#: 9 digits of the nanosecond clock, as `date +%s%N | cut -c8-16`) */
@@ -488,13 +505,15 @@ static json_t *qemu_meta(const struct plan_req *q, const struct plan_set *s,
 	json_object_set_new(m, "auto_stop", json_null());
 	json_object_set_new(m, "seed", json_integer(s->seed));
 	json_object_set_new(m, "baseline", json_string(s->baseline));
+	json_object_set_new(m, "profile", json_string(s->profile));
 	json_object_set_new(m, "cost", cost);
 	json_object_set_new(m, "requested", json_pack("{s:s, s:s, s:s, s:o, "
-			    "s:o}", "kernel", q->kernel ? q->kernel : "",
+			    "s:o, s:o}", "kernel", q->kernel ? q->kernel : "",
 			    "baseline", s->baseline, "mode", s->mode,
 			    "iterations", num_or_str(s->iterations), "budget",
 			    q->budget && *q->budget ? json_string(q->budget) :
-			    json_null()));
+			    json_null(), "profile", q->profile && *q->profile ?
+			    json_string(q->profile) : json_null()));
 	json_object_set_new(m, "variants", json_array());
 	json_object_set_new(m, "boot_order", json_array());
 	json_object_set_new(m, "started", json_string(started));
@@ -542,6 +561,20 @@ char *plan_create_qemu(const struct plan_req *q, struct plan_set *s)
 	write_file(p, text);
 	free(p);
 	free(text);
+	/* rlwork is static and not PIE: its symbols name its profile rows */
+	if (strcmp(s->profile, "none")) {
+		char *rl = xasprintf("%s/workloads/rlwork", q->top);
+		const char *nv[] = { "nm", "-n", rl, NULL };
+
+		text = cmd_output(nv, &ok);
+		if (ok) {
+			p = xasprintf("%s/rlwork.map", dir);
+			write_file(p, text);
+			free(p);
+		}
+		free(text);
+		free(rl);
+	}
 	meta = qemu_meta(q, s, dir, name);
 	plan_meta_write(dir, meta);
 	tmp_untrack(dir);	/* a run directory now */

@@ -172,6 +172,10 @@ void plan_rerun_args(FILE *f, const char *dir, json_t *meta)
 		fprintf(f, "--iterations\n%s\n", it);
 	if (bu && *bu)
 		fprintf(f, "--budget\n%s\n", bu);
+	free(bu);
+	bu = text_of(r, "profile");
+	if (bu && *bu)
+		fprintf(f, "--profile\n%s\n", bu);
 	if (json_is_true(json_object_get(meta, "debug")))
 		fputs("--debug\n", f);
 	free(k);

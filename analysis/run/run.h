@@ -197,6 +197,7 @@ struct plan_req {
 	const char *matrix;	/* the matrix file the user named */
 	const struct matrix_out *mx;
 	const char *mode, *iterations, *budget, *seed, *accel, *name;
+	const char *profile;	/* PROFILE=: insn or none */
 	const char *kernel, *baseline, *variants, *rerun_of;
 	bool debug;
 	/* bare: the running kernel's variant, its scratch, its binding */
@@ -209,7 +210,7 @@ struct plan_req {
 
 /* What the run goes by, printed for the runner as `key value` lines. */
 struct plan_set {
-	const char *mode, *iterations, *budget, *accel, *baseline;
+	const char *mode, *iterations, *budget, *accel, *baseline, *profile;
 	const char *time_device, *cost_device, *cost_cpus, *variants;
 	long budget_s;		/* -1: none */
 	long seed;
