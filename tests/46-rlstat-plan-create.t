@@ -7,7 +7,7 @@
 # leaves meta.json as it was); rerun prints what `make rerun` repeats;
 # boot prints a boot's plan lines byte for byte as runners/run's bash did.
 . "$(dirname "$0")/lib/tap.sh"
-plan 41
+plan 45
 make -s -C workloads >/dev/null 2>&1
 make -s -C analysis >/dev/null || exit 2
 R=$TOP/analysis/rlstat
@@ -41,7 +41,7 @@ is "$(jq -c keys_unsorted "$rd/meta.json")" \
 is "$(jq -c '[.host.cpus, .host.mem_mb, .host.kernel, .suite.commit, .matrix, .matrix_sha256, .iterations, .requested]' "$rd/meta.json")" \
 	"$(jq -nc --argjson n "$(nproc)" --argjson m "$(awk '/MemTotal/ {print int($2/1024)}' /proc/meminfo)" \
 		--arg k "$(uname -r)" --arg c "$(git rev-parse HEAD)" --arg s "$(sha256sum <"$tmp/two.matrix" | cut -c1-64)" \
-		'[$n, $m, $k, $c, "two.matrix", $s, 3, {kernel: "rangelock", baseline: "stock", mode: "time", iterations: 3, budget: null}]')" \
+		'[$n, $m, $k, $c, "two.matrix", $s, 3, {kernel: "rangelock", baseline: "stock", mode: "time", iterations: 3, budget: null, profile: null}]')" \
 	"the host's facts, the suite, the matrix and what was asked for"
 is "$(jq -c '[.qemu.version, .suite.dirty]' "$rd/meta.json")" \
 	"$(jq -nc --arg q "$(qemu-system-x86_64 --version | sed -n 1p)" --argjson d "$([ -s "$rd/suite.diff" ] && echo true || echo false)" '[$q, $d]')" \
@@ -107,6 +107,18 @@ $R plan end "$rd"
 like "$(jq -r .ended "$rd/meta.json")" "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$" "end: the run's end time"
 run "$R" plan list "$rd"
 is "$RC" 0 "the document passes meta.json's check (rlbench-meta/1)"
+
+# ---- the instruction profile: cost boots only ----
+n0=$(ndirs)
+create --kernel rangelock --variants rangelock --baseline none --profile insn
+like "$rc:$err" "^2:rlstat: PROFILE=insn: profile insn counts instructions in cost-mode boots; MODE is time" "PROFILE=insn in time mode is refused"
+create --kernel rangelock --variants rangelock --baseline none --mode cost --profile cache
+like "$rc:$err" "^2:rlstat: PROFILE='cache' is not one of insn, none" "an unknown profile is refused"
+is "$(ndirs)" "$n0" "and neither made a run directory"
+create --kernel rangelock --variants rangelock --baseline none --mode cost --profile insn
+pd=$(key run)
+is "$rc:$(key profile):$(jq -c '[.profile, .requested.profile]' "$pd/meta.json"):$(grep -c ' main$' "$pd/rlwork.map")" \
+	'0:insn:["insn","insn"]:1' "PROFILE=insn in cost mode: recorded, asked for, rlwork's symbols beside meta.json"
 
 # ---- resume ----
 run_split "$R" plan resume "$rd" <"$tmp/two.out"
