@@ -59,7 +59,7 @@ rows=(
 	'^make bench KERNEL=rangelock DEBUG=1 MATRIX=debug-mmlock BASELINE=none$|test|tests/93-debug-rangelock.t|make --no-print-directory bench KERNEL=rangelock DEBUG=1 MATRIX=debug-mmlock BASELINE=none'
 	'^make bench KERNEL=rangelock MODE=cost PROFILE=insn$|slow|release'
 	'^make bench-profile$|slow|release'
-	'^analysis/rlstat profile results/<run> --diff stock$|test|tests/47-insn-profile.t|profile "$run_dir" --diff stock'
+	'^analysis/rlstat profile results/<run> --diff stock$|test|tests/47-insn-profile.t|--diff stock --top 3'
 	'^make bench-locks$|here'
 	'^make bench-generator$|slow|release'
 	'^make bench-matrix$|slow|release'
