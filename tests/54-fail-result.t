@@ -7,7 +7,7 @@
 # result out of a guest's share, and bad input refused without touching
 # anything or leaving a temporary behind.
 . "$(dirname "$0")/lib/tap.sh"
-plan 30
+plan 31
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -114,4 +114,10 @@ is "$(sorted "$c" 'del(.monitors)'):$([ -e "$sh/results/p001-calib-i1.result.jso
 	"  the rest as the guest wrote it, moved out of the share"
 is "$(jq -r '"\(.status) \(.error) \(.params.loops)"' "$tmp/run/stock/p002-calib-i1.result.json")" \
 	"failed rlwork exit 0 without a result 2000" "  a garbled result fails the point"
+# A test hook's point (@panic) is no workload of rlwork's: its failed
+# document still has one's shape, its name and no params.
+run workloads/rlwork --fail-result --out "$tmp/hook.result.json" --args "@panic" \
+	--error "panic: Kernel panic" --iteration 1 --variant stock
+is "$RC:$(jq -c '[.workload, .params, .status, .error]' "$tmp/hook.result.json" 2>/dev/null)" \
+	'0:["@panic",{},"failed","panic: Kernel panic"]' "a test hook's failed point gets its document"
 done_testing
