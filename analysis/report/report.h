@@ -1,18 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What a gated run looks like to a reader: report.txt (report.c, its
- * header in header.c, its verdict block in verdict.c), the text for a
- * mailing-list thread (thread.c), the summary table (summary.c), the charts (chart.c) and report.html (html.c).
+ * header in header.c, its verdict block in verdict.c, where the
+ * difference goes by function in where.c), the text for a mailing-list
+ * thread (thread.c), the summary table (summary.c), the charts (chart.c) and report.html (html.c).
  */
 #ifndef RLSTAT_REPORT_H
 #define RLSTAT_REPORT_H
 
 #include "gate/gate.h"
+#include "profile/profile.h"
 
 /* ---- report.c ---- */
 
 int report_text(FILE *f, const struct gated_run *x);
 void put_point_line(FILE *f, const struct point *p);
+
+/* ---- where.c: where the difference goes (instruction profiles) ---- */
+
+void report_where(FILE *f, const struct gated_run *x);
+/* the run's profiles, read once; NULL: none, or *why they cannot be read */
+const struct prof_run *report_profiles(const struct run *r, const char **why);
+/* one pair at one point: the rows that moved most, the rest, the check */
+void report_where_table(FILE *f, const struct prof_point *b,
+			const struct prof_point *c, int top, bool moved_only);
 
 /* ---- header.c ---- */
 
