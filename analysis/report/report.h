@@ -99,6 +99,8 @@ void chart_tic_add(struct chart_tics *t, const char *a, const char *b);
 void chart_tics_put(FILE *gp, struct chart_tics *t);
 /* chart-rel.c: every variant against the baseline across the matrix */
 void chart_relative(struct charts *c);
+/* chart-prof.c: insn/op by function per profiled point and variant */
+void chart_profile(struct charts *c);
 
 /* ---- html.c ---- */
 
