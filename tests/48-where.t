@@ -7,13 +7,14 @@
 # not measure and apart from time mode's figures; report.html carries it;
 # a bar chart per point and variant names the functions as data (a
 # System.map name with quotes, markup and a backquoted command); the
-# mail's path-length rows; a missing System.map leaves the report whole.
+# mail's path-length rows and the functions where they moved; a missing
+# System.map leaves the report whole.
 . "$(dirname "$0")/lib/tap.sh"
 for c in jq gnuplot; do
 	command -v $c >/dev/null || { echo "1..0 # skip $c not installed"; exit 0; }
 done
 make -s -C analysis rlstat rlsynth >&2 || bail_out "rlstat does not build"
-plan 19
+plan 21
 R=$TOP/analysis/rlstat
 tmp=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
@@ -157,6 +158,10 @@ like "$html" "No call stacks: one level, a bar per function, not a flame graph\\
 run "$R" mail "$run_dir"
 like "$OUT" $'\n'"path-length, cost mode \\(QEMU icount\\)[^"$'\n'"]*"$'\n'"[^"$'\n'"]*"$'\n'"[^"$'\n'"]*speed-up; lower is better\\."$'\n'"(.*"$'\n'")?p000-dio read +[0-9.]+ +[0-9.]+% +[0-9.]+ +[0-9.]+% +[-+][0-9.]+% " \
 	"the mail has p000-dio's path-length row: baseline, variant, change"
+like "$OUT" $'\n'"where the path length goes[^"$'\n'"]*"$'\n'"[^"$'\n'"]*"$'\n'"p000-dio +stock rangelock +delta atom/op"$'\n'"  range_lock +0.00 +150.00 +\+150.00 +\+2.00"$'\n'"(  [^"$'\n'"]*"$'\n'"){3}  total +1[0-9.]+ +1[0-9.]+ +\+177.00 +\+2.00"$'\n' \
+	"... and under it, where it moved: the functions that moved most, the rest, the total"
+ok "$(LC_ALL=C awk 'length($0) > 72 || /[^ -~]/ { bad = 1 } END { exit bad }' <<<"$OUT"; echo $?)" \
+	"the mail stays ASCII within 72 columns"
 
 # a missing System.map: the report is whole and says why
 mv "$cache/build/b1" "$cache/build/gone"

@@ -24,6 +24,8 @@ const struct prof_run *report_profiles(const struct run *r, const char **why);
 /* one pair at one point: the rows that moved most, the rest, the check */
 void report_where_table(FILE *f, const struct prof_point *b,
 			const struct prof_point *c, int top, bool moved_only);
+/* the mail's lines of variant v: the functions that moved most */
+void report_where_mail(FILE *f, const struct gated_run *x, int v);
 
 /* ---- header.c ---- */
 

@@ -13,8 +13,10 @@
 
 #include "report/report.h"
 
-/* rows of the report's section; rlstat profile --diff says --top */
+/* rows of the report's section (rlstat profile --diff says --top), the mail's */
 #define WHERE_TOP	10
+#define WHERE_MAIL_TOP	3
+#define MAIL_NAME	26
 
 /*
  * The run's profiles, read once: NULL with *why NULL when it has none,
@@ -169,4 +171,71 @@ void report_where(FILE *f, const struct gated_run *x)
 			"(rlstat profile RUN names them).\n", p->nbad, p->nfiles);
 	free(same);
 	free(o);
+}
+
+/* one row of the mail's: 72 columns, the name cut to fit */
+static void mail_row(FILE *f, const struct prof_row *r, const char *name)
+{
+	char b[32], c[32], d[32], ad[32];
+
+	prof_fmt(b, sizeof(b), r->base, 2, false);
+	prof_fmt(c, sizeof(c), r->cand, 2, false);
+	prof_fmt(d, sizeof(d), r->cand - r->base, 2, true);
+	prof_fmt(ad, sizeof(ad), r->acand - r->abase, 2, true);
+	fprintf(f, "  %-*.*s %9s %9s %9s %7s\n", MAIL_NAME, MAIL_NAME,
+		name ? name : r->name, b, c, d, ad);
+}
+
+/*
+ * The mail's lines under cost mode's path-length rows of variant v: per
+ * point whose path length moved, the functions that moved most, the rest
+ * and the total, in rows that sum to it; nothing without profiles.
+ */
+void report_where_mail(FILE *f, const struct gated_run *x, int v)
+{
+	const struct run *r = x->r;
+	const char *why;
+	const struct prof_run *p = report_profiles(r, &why);
+	int pt, n = 0;
+	size_t i;
+
+	for (pt = 0; p && pt < r->npoints; pt++) {
+		const struct point *q = r->points[pt];
+		const struct prof_point *b, *c;
+		struct prof_diff d;
+		char *label;
+
+		if (strcmp(q->mode, "cost"))
+			continue;
+		label = xasprintf("%s-cost", q->label);
+		b = prof_point_find(p, r->variants[x->base], label);
+		c = prof_point_find(p, r->variants[v], label);
+		free(label);
+		if (!b || !c)
+			continue;
+		prof_diff(b, c, WHERE_MAIL_TOP, true, &d);
+		if (d.total.cand != d.total.base ||
+		    d.total.acand != d.total.abase) {
+			if (!n++)
+				fputs("\nwhere the path length goes (instruction "
+				      "profile: self insn/op by\nfunction; the "
+				      "rows sum to the total):\n", f);
+			fprintf(f, "%-*.*s %9.9s %9.9s %9s %7s\n", MAIL_NAME + 2,
+				MAIL_NAME + 2, q->label, b->variant,
+				c->variant, "delta", "atom/op");
+			for (i = 0; i < d.n; i++)
+				mail_row(f, &d.rows[i], NULL);
+			if (d.nrest) {
+				char *o = xasprintf("(the other %zu)", d.nrest);
+
+				mail_row(f, &d.rest, o);
+				free(o);
+			} else if (d.rest.base || d.rest.cand ||
+				   d.rest.abase || d.rest.acand) {
+				mail_row(f, &d.rest, NULL);
+			}
+			mail_row(f, &d.total, NULL);
+		}
+		prof_diff_free(&d);
+	}
 }
