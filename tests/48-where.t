@@ -75,7 +75,7 @@ profile() {
 fns() {	# BUMP: f01..f14 at k + 1/3 insn/op, plus k * BUMP / 7
 	local k
 	for k in $(seq 1 14); do
-		printf '%x %s 0\n' $((0xffffffff81101000 + k * 0x100)) "$(awk -v k=$k -v b="$1" 'BEGIN { printf "%.9f", k + 1 / 3 + k * b / 7 }')"
+		printf '%x %s 0\n' $((0xffffffff81101000 + k * 0x100)) "$(awk -v k="$k" -v b="$1" 'BEGIN { printf "%.9f", k + 1 / 3 + k * b / 7 }')"
 	done
 }
 {
