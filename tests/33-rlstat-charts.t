@@ -3,7 +3,7 @@
 # them and fetches nothing from the network.
 . "$(dirname "$0")/lib/tap.sh"
 [ -x analysis/rlstat ] || make -s -C analysis >/dev/null || exit 2
-plan 15
+plan 16
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -54,6 +54,8 @@ html=$(cat "$tmp/run/report.html")
 miss=
 for c in $want; do [[ $html == *"src=\"./$c.svg\""* ]] || miss="$miss $c"; done
 is "$miss" "" "report.html shows every chart"
+! grep -q '<h2>Where the instructions go' "$tmp/run/report.html"
+ok $? "a kind with no chart in the run (no profiles) gets no heading"
 ! grep -Eq '(src|href)="(https?:)?//' "$tmp/run/report.html" && ! grep -qi '<script' "$tmp/run/report.html"
 ok $? "report.html: no network references, no scripts"
 [[ $html == *"Synthetic CPU @ 2.0GHz"* ]] && [[ $html == *"0123456789abcdef"* ]] && [[ $html == *"Welch"* ]]

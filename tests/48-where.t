@@ -14,7 +14,7 @@ for c in jq gnuplot; do
 	command -v $c >/dev/null || { echo "1..0 # skip $c not installed"; exit 0; }
 done
 make -s -C analysis rlstat rlsynth >&2 || bail_out "rlstat does not build"
-plan 21
+plan 22
 R=$TOP/analysis/rlstat
 tmp=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
@@ -149,6 +149,10 @@ svg=$run_dir/prof-p000-dio-rangelock.svg
 ok "$([ -s "$svg" ] && [ -s "${svg%.svg}.png" ] && grep -q '>range_lock<' "$svg" &&
 	grep -qF "q'uote&lt;b>&amp;amp;\`touch" "$svg" && ! grep -qF '<b>' "$svg" && [ ! -e "$tmp/PWNED" ]; echo $?)" \
 	"the chart is drawn, the quoted name escaped in the SVG and run nowhere"
+ok "$(for c in $("$R" charts "$run_dir" | awk -F'\t' '$2 == "prof" { print $1 }'); do
+	[[ $html == *"src=\"./$c.svg\""* ]] || exit 1; done
+	[[ $html == *"<h2>Where the instructions go (cost mode, instruction profile)</h2>"* ]]; echo $?)" \
+	"report.html shows them under their heading"
 run tests/lib/svg-fits "$run_dir"/prof-*.svg
 is "$RC:$OUT" "0:" "every text of the profile charts is on its canvas"
 like "$html" "No call stacks: one level, a bar per function, not a flame graph\\. Cost mode: path length only" \
