@@ -112,10 +112,8 @@ void report_where(FILE *f, const struct gated_run *x)
 	const struct run *r = x->r;
 	const char *why;
 	const struct prof_run *p = report_profiles(r, &why);
-	int *o, i, pt, nsame = 0;
-	char *same = NULL;
-	size_t len = 0;
-	FILE *sf;
+	int *o, i, pt, nsame = 0, col;
+	char **same = NULL;
 
 	if (!p && !why)
 		return;
@@ -132,9 +130,6 @@ void report_where(FILE *f, const struct gated_run *x)
 		fprintf(f, "\nNot available: %s\n", why);
 		return;
 	}
-	sf = open_memstream(&same, &len);
-	if (!sf)
-		die_input("out of memory");
 	o = variant_order(r, x->base);
 	for (i = 1; i < r->nvariants; i++)
 		for (pt = 0; pt < r->npoints; pt++) {
@@ -154,18 +149,32 @@ void report_where(FILE *f, const struct gated_run *x)
 			prof_diff(b, c, WHERE_TOP, true, &d);
 			if (d.total.cand == d.total.base &&
 			    d.total.acand == d.total.abase) {
-				fprintf(sf, "%s%s (%s)", nsame++ ? ", " : "",
-					q->label, c->variant);
+				same = realloc(same, (nsame + 1) * sizeof(*same));
+				if (!same)
+					die_input("out of memory");
+				same[nsame++] = xasprintf("%s (%s)", q->label,
+							  c->variant);
 			} else {
 				fputc('\n', f);
 				put_diff(f, b, c, &d);
 			}
 			prof_diff_free(&d);
 		}
-	fclose(sf);
+	/* the points that did not move, wrapped under 80 columns */
+	col = nsame ? fprintf(f, "\nNot moved (insn/op and atomics/op the "
+			      "same to 0.01):") - 1 : 0;
+	for (i = 0; i < nsame; i++) {
+		int l = strlen(same[i]) + (i < nsame - 1);
+
+		if (col + 1 + l > 79) {
+			fputs("\n ", f);
+			col = 1;
+		}
+		col += fprintf(f, " %s%s", same[i], i < nsame - 1 ? "," : "");
+		free(same[i]);
+	}
 	if (nsame)
-		fprintf(f, "\nNot moved (insn/op and atomics/op the same to 0.01): %s\n",
-			same);
+		fputc('\n', f);
 	if (p->nbad)
 		fprintf(f, "\n%d of %zu profiles disagree with the guest clock by more than 0.5%%\n"
 			"(rlstat profile RUN names them).\n", p->nbad, p->nfiles);
