@@ -223,7 +223,12 @@ int report_html(FILE *f, const struct gated_run *x, const struct chart *charts,
 	if (r->nvariants > 1)
 		verdict_html(f, x);
 	for (k = chart_kinds; ncharts && k->name; k++) {
-		if (!k->heading)
+		int i;
+
+		/* a kind with nothing to draw here (no profiles) gets no heading */
+		for (i = 0; i < ncharts && charts[i].kind != k; i++)
+			;
+		if (!k->heading || i == ncharts)
 			continue;
 		fputs("<h2>", f);
 		html_esc(f, k->heading);

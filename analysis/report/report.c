@@ -274,6 +274,7 @@ int report_text(FILE *out, const struct gated_run *x)
 	if (!f)
 		return -1;
 	tables(f, x);
+	report_where(f, x);
 	if (fclose(f))
 		return -1;
 	rc = copy_trimmed(out, buf);

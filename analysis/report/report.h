@@ -1,18 +1,31 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What a gated run looks like to a reader: report.txt (report.c, its
- * header in header.c, its verdict block in verdict.c), the text for a
- * mailing-list thread (thread.c), the summary table (summary.c), the charts (chart.c) and report.html (html.c).
+ * header in header.c, its verdict block in verdict.c, where the
+ * difference goes by function in where.c), the text for a mailing-list
+ * thread (thread.c), the summary table (summary.c), the charts (chart.c) and report.html (html.c).
  */
 #ifndef RLSTAT_REPORT_H
 #define RLSTAT_REPORT_H
 
 #include "gate/gate.h"
+#include "profile/profile.h"
 
 /* ---- report.c ---- */
 
 int report_text(FILE *f, const struct gated_run *x);
 void put_point_line(FILE *f, const struct point *p);
+
+/* ---- where.c: where the difference goes (instruction profiles) ---- */
+
+void report_where(FILE *f, const struct gated_run *x);
+/* the run's profiles, read once; NULL: none, or *why they cannot be read */
+const struct prof_run *report_profiles(const struct run *r, const char **why);
+/* one pair at one point: the rows that moved most, the rest, the check */
+void report_where_table(FILE *f, const struct prof_point *b,
+			const struct prof_point *c, int top, bool moved_only);
+/* the mail's lines of variant v: the functions that moved most */
+void report_where_mail(FILE *f, const struct gated_run *x, int v);
 
 /* ---- header.c ---- */
 
@@ -88,6 +101,8 @@ void chart_tic_add(struct chart_tics *t, const char *a, const char *b);
 void chart_tics_put(FILE *gp, struct chart_tics *t);
 /* chart-rel.c: every variant against the baseline across the matrix */
 void chart_relative(struct charts *c);
+/* chart-prof.c: insn/op by function per profiled point and variant */
+void chart_profile(struct charts *c);
 
 /* ---- html.c ---- */
 
