@@ -223,7 +223,8 @@ static void header(FILE *f, const struct gated_run *x)
 "CoeffVar is stddev / mean over boots. MDE: the regression found with\n"
 "80%% power at the level the gate uses for that metric (noncentral t);\n"
 "\">1000%%\": not even an elevenfold rise would show.\n"
-"\"not enough iter.\": fewer than 3 boots on a side, no test made.\n"
+"\"not enough iter.\": fewer than 3 boots on a side (2 for insn/op), no\n"
+"test made.\n"
 "FAILED k/n: k of n iterations failed; the point is not compared.\n",
 		r->variants[x->base], x->gt.alpha, x->gt.alpha *
 		x->gt.primary_share, x->gt.alpha * (1 - x->gt.primary_share),
