@@ -16,6 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 res=$tmp/results
 cat >"$tmp/two.matrix" <<'M'
 # two: two points
+mode time
 iterations 3
 runtime 1
 ramp 0
