@@ -188,9 +188,10 @@ static void header(FILE *f, const struct gated_run *x)
 		modes |= strcmp(r->points[k]->mode, "cost") ? 1 : 2;
 	report_features(f, r, x->base);
 	report_meta_lines(f, r);
-	fprintf(f, "Mode:        %s\n", modes == 3 ? "time and cost (separate "
-		"sections, never compared)" : modes == 2 ?
-		"cost (insn/op from QEMU icount)" : "time (wall clock)");
+	if (!report_auto_mode(f, r))
+		fprintf(f, "Mode:        %s\n", modes == 3 ? "time and cost "
+			"(separate sections, never compared)" : modes == 2 ?
+			"cost (insn/op from QEMU icount)" : "time (wall clock)");
 	if (lo == hi)
 		fprintf(f, "Iterations:  %d boots per point and variant\n", lo);
 	else
@@ -338,7 +339,13 @@ static void tables(FILE *f, const struct gated_run *x)
 
 			if (strcmp(p->mode, modes[md]))
 				continue;
-			if (!seen++)
+			if (!seen++ && !md && report_auto_tcg(r))
+				fputs("\n== Time mode under TCG: the contention "
+				      "points, wall clock ==\n"
+"No KVM here: TCG's wall clock carries the emulator's speed and the\n"
+"host's load. These figures are for structural effects (a lock that\n"
+"makes one role wait for another), not for small differences.\n", f);
+			else if (seen == 1)
 				fprintf(f, "\n== %s ==\n", md ?
 					"Cost mode: instructions per operation "
 					"(insn/op, lower is better)" :

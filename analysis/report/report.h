@@ -19,6 +19,10 @@ void put_point_line(FILE *f, const struct point *p);
 void report_meta_lines(FILE *f, const struct run *r);
 void report_features(FILE *f, const struct run *r, int base);
 const char *report_auto_stop(const struct run *r, char *buf, size_t len);
+/* MODE=auto's "Mode:" line; false (nothing printed) for another mode */
+bool report_auto_mode(FILE *f, const struct run *r);
+/* MODE=auto without KVM: its time points ran under TCG */
+bool report_auto_tcg(const struct run *r);
 
 /* ---- verdict.c ---- */
 
