@@ -9,7 +9,7 @@
 # variant, which the gate decides on, and a third only of the points
 # whose two boots differ.
 . "$(dirname "$0")/lib/tap.sh"
-plan 42
+plan 44
 
 make -s -C workloads >/dev/null 2>&1
 make -s -C analysis >/dev/null || exit 2
@@ -51,6 +51,10 @@ is "$(points_in "$rd/meta.json" time)" "$(xargs -n1 <<<"$multi" | sort | xargs)"
 is "$(jq -c '[.mode, .requested.mode, .auto.kvm, .auto.why, .cost.device]' "$rd/meta.json")" \
 	'["auto","auto",false,"no /dev/kvm","brd"]' "meta.json: mode auto, as requested, why, and the cost device"
 like "${rd#"$res"/}" "^[0-9]{8}-[0-9]{6}-default-stock\+rangelock$" "the default mode names no mode in the run's name"
+auto_rd=$rd
+run_split "$R" plan resume "$auto_rd" <"$tmp/default.out"
+is "$rc:$(key mode):$(key modes):$(key cost_rounds)" "0:auto:cost time:2" "a RESUME goes by the modes the run recorded"
+is "$("$R" plan rerun "$auto_rd" | paste -sd' ' | grep -o -- '--mode [a-z]*')" "--mode auto" "make rerun decides again (MODE=auto)"
 create --kvm yes --kvm-why "a KVM guest ran (probe)"
 rd=$(key run)
 is "$rc:$(key mode):$(key modes):$(points_in "$rd/meta.json" both | wc -w)" "0:both:cost time:18" \
