@@ -106,6 +106,7 @@ chmod +x "$tmp/kbuild" "$tmp/qemu" "$tmp/rlstat"
 export RLBENCH_KBUILD=$tmp/kbuild RLBENCH_QEMU=$tmp/qemu RLBENCH_RLSTAT=$tmp/rlstat
 cat >"$tmp/two.matrix" <<'M'
 # two: two points
+mode time
 iterations 3
 runtime 1
 ramp 0

@@ -145,10 +145,12 @@ struct matrix_out;
 /* meta.json of dir replaced, whole or not at all */
 void plan_meta_write(const char *dir, json_t *meta);
 /*
- * Rounds 1..rounds of units ("variant:mode"), unless boot_order has boots
+ * Rounds 1..rounds of units ("variant:mode"; cost units 1..cost_rounds),
+ * unless boot_order has boots
  * already (a RESUME): 1 when it wrote them, 0 when not.
  */
-int plan_first_rounds(json_t *meta, int rounds, char **units, int n);
+int plan_first_rounds(json_t *meta, int rounds, int cost_rounds,
+		      char **units, int n);
 /*
  * ITERATIONS=auto: the next round of time boots for the points names
  * (undecided), or none: 1 a round added to boot_order, 0 none, with
@@ -156,6 +158,13 @@ int plan_first_rounds(json_t *meta, int rounds, char **units, int n);
  */
 int plan_next_round(const char *dir, json_t *meta, char **names, int n,
 		    char *msg, size_t len);
+/*
+ * Cost mode's ITERATIONS=auto: a third cost boot of every cost variant
+ * for the points names (their two boots differ), unless one ran: 1 a
+ * round added, 0 none; msg says which.
+ */
+int plan_confirm_round(json_t *meta, char **names, int n, char *msg,
+		       size_t len);
 /* the boots, one a line: mode variant iteration points (a,b or -) */
 void plan_list(FILE *f, json_t *meta);
 /*
@@ -206,15 +215,21 @@ struct plan_req {
 	int nfeatures;
 	/* lava: what the job files recorded */
 	const char *matrix_sha, *commit;
+	/* MODE=auto: does KVM run a guest here (yes, no), and why */
+	const char *kvm, *kvm_why;
 };
 
 /* What the run goes by, printed for the runner as `key value` lines. */
 struct plan_set {
 	const char *mode, *iterations, *budget, *accel, *baseline, *profile;
 	const char *time_device, *cost_device, *cost_cpus, *variants;
+	const char *requested_mode;	/* MODE= as asked: auto, time, ... */
+	const char *modes;	/* the units' modes: "cost time", "cost" ... */
+	json_t *auto_meta;	/* MODE=auto: meta.json's "auto", else NULL */
 	long budget_s;		/* -1: none */
 	long seed;
 	int max_iterations, rounds;
+	int cost_rounds;	/* ITERATIONS=auto: 2, a third where they differ */
 	bool debug;
 };
 
@@ -248,5 +263,22 @@ void plan_end(json_t *meta);
 char *plan_meta_variants(json_t *meta);
 /* what `make rerun` repeats: runners/run's arguments, one a line */
 void plan_rerun_args(FILE *f, const char *dir, json_t *meta);
+
+/* ---- auto.c: MODE=auto, each point in the mode this host answers ---- */
+
+/* threads of a point's resolved params that play different roles */
+int point_roles(json_t *params);
+/*
+ * MODE=auto resolved: both where KVM runs a guest, else cost mode for
+ * the single-role points and time mode for the rest (time_only: every
+ * point in time mode, the matrix's device has none); s->auto_meta holds
+ * meta.json's "auto" (why, and each point's mode).
+ */
+void plan_auto(const struct plan_req *q, const struct matrix_out *mx,
+	       struct plan_set *s, bool time_only);
+/* the modes a run's units boot in: "cost time", "cost" or "time" */
+const char *plan_modes(const char *mode, json_t *meta);
+/* meta.json's mode of a point: "time", "cost" or "both" */
+const char *meta_point_mode(json_t *meta, const char *label);
 
 #endif
