@@ -140,8 +140,19 @@ static const struct workload_ops *find_workload(const char *name)
 		if (strcmp(workloads[i]->name, name))
 			continue;
 		/* per-thread stats are a fixed array: a bug, not bad input */
-		while (op->name)
-			op++;
+		for (; op->name; op++) {
+			const char *const *kinds = workloads[i]->kinds ?
+				workloads[i]->kinds[op - workloads[i]->ops] : NULL;
+			unsigned int k = 0;
+
+			while (kinds && kinds[k])
+				k++;
+			if (k > RL_MAX_KINDS) {
+				fprintf(stderr, "rlwork: %s's op %s declares %u kinds, more than RL_MAX_KINDS (%d)\n",
+					name, op->name, k, RL_MAX_KINDS);
+				abort();
+			}
+		}
 		if (op - workloads[i]->ops > RL_MAX_OPS) {
 			fprintf(stderr, "rlwork: %s declares %d ops, more than RL_MAX_OPS (%d)\n",
 				name, (int)(op - workloads[i]->ops), RL_MAX_OPS);
@@ -159,8 +170,17 @@ static void workload_help(const struct workload_ops *wl)
 	printf("rlwork %s: %s\n\n%s\n\n"
 	       "ops (each reported when the options run it):",
 	       wl->name, wl->summary, wl->help);
-	for (op = wl->ops; op->name; op++)
+	for (op = wl->ops; op->name; op++) {
+		const char *const *kinds = wl->kinds ? wl->kinds[op - wl->ops] :
+					  NULL, *const *k;
+
 		printf(" %s", op->name);
+		/* the kinds each op is counted under (ops[].kinds) */
+		for (k = kinds; k && *k; k++)
+			printf("%s%s", k == kinds ? " (kinds: " : " ", *k);
+		if (kinds)
+			printf(")");
+	}
 	printf("\n\noptions of %s:\n", wl->name);
 	opt_print_help(stdout, wl->opts);
 	printf("\ncommon options:\n");
@@ -227,6 +247,8 @@ static int resolve(struct rl_run *r, int argc, char **argv, char *err,
 		goto bad;
 	if (r->wl->unused_ops)
 		r->ops_off = r->wl->unused_ops(r);
+	if (r->wl->unkinded_ops)
+		r->kinds_off = r->wl->unkinded_ops(r);
 	return 0;
 bad:
 	snprintf(err, len, "rlwork %s: %s (see rlwork %s --help)",

@@ -65,6 +65,22 @@ static const struct opt_def mp_opts[] = {
 	OPT_END
 };
 
+/*
+ * What a fault or punch did, from the punched[] flags the refills already
+ * keep (one load before the op's clock starts, no syscall): "hole" when
+ * its chunk had been punched and no refill had claimed it since, "data"
+ * otherwise.  A fault on a hole finds no page in the cache (the punch
+ * dropped it) and must make one, taking the invalidation lock; one on
+ * data finds it.  A punch over a hole frees only what faults brought in
+ * since.  A refill always writes a chunk a punch left: one kind.
+ */
+enum { K_HOLE, K_DATA };
+static const char *const mp_kinds[] = { "hole", "data", NULL };
+
+static const char *const *const mp_op_kinds[RL_MAX_OPS] = {
+	[OP_FAULT] = mp_kinds, [OP_PUNCH] = mp_kinds,
+};
+
 static const struct op_decl mp_ops[] = {
 	{ "fault", true }, { "punch", false }, { "refill", true },
 	{ NULL, false },
@@ -159,9 +175,12 @@ static void fault_one(struct worker *w)
 	struct oracle *o = r->oracle;
 	uint64_t k, page, gen = 0, t0;
 	char *addr, *tmp = w->buf;
+	unsigned int kind;
 	bool write;
 
 	k = domain_chunk(r, false, rl_rand_below(w, domain_size(r, false)));
+	kind = __atomic_load_n(&s->punched[k], __ATOMIC_RELAXED) ? K_HOLE :
+								 K_DATA;
 	page = k * s->ppc + rl_rand_below(w, s->ppc);
 	addr = s->map + page * RL_PAGE;
 	write = rl_rand_below(w, 100) < m->write_pct;
@@ -180,7 +199,7 @@ static void fault_one(struct worker *w)
 	else
 		(void)*(volatile char *)addr;
 	madvise(addr, RL_PAGE, MADV_DONTNEED);
-	rl_op_done(w, OP_FAULT, t0, RL_PAGE);
+	rl_op_done_kind(w, OP_FAULT, kind, t0, RL_PAGE);
 	rl_count(w, write ? C_WRITE_FAULTS : C_READ_FAULTS);
 	if (o && write)
 		oracle_write_end(o, page, 1, gen, true);
@@ -219,15 +238,18 @@ static void punch_one(struct worker *w)
 	struct mp_state *s = r->priv;
 	struct oracle *o = r->oracle;
 	uint64_t k, t0, len = s->ppc * RL_PAGE;
+	unsigned int kind;
 	int ret;
 
 	k = domain_chunk(r, true, rl_rand_below(w, domain_size(r, true)));
+	kind = __atomic_load_n(&s->punched[k], __ATOMIC_RELAXED) ? K_HOLE :
+								 K_DATA;
 	if (o)
 		oracle_punch_begin(o, w->pn, k * s->ppc, s->ppc);
 	t0 = rl_now();
 	ret = fallocate(w->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 			k * len, len);
-	rl_op_done(w, OP_PUNCH, t0, 0);
+	rl_op_done_kind(w, OP_PUNCH, kind, t0, 0);
 	if (o)
 		oracle_punch_end(o, w->pn);
 	if (ret)
@@ -341,6 +363,7 @@ WORKLOAD(wl_mmap_punch) = {
 	.opts = mp_opts,
 	.opts_size = sizeof(struct mp_opts),
 	.ops = mp_ops,
+	.kinds = mp_op_kinds,
 	.counters = mp_counters,
 	.flags = WL_PUNCH,
 	.check = mp_check,
