@@ -62,8 +62,9 @@ jq_ok "truncate-storm: faults past EOF are the sigbus counter, short reads short
 	 (k("read"; "short") + k("dio_read"; "short") -
 	  .counters.short_reads - .counters.dio_read_eio | fabs) <= 2 * .workers and
 	 k("fault"; "past_eof") > 0 and k("read"; "short") > 0'
-jq_ok "truncate-storm: no --probe-blocks, no truncate kinds; the others add up" "$j" \
-	"([.ops[] | select(.name == \"truncate\" and .kinds)] | length) == 0 and $adds_up"
+jq_ok "truncate-storm: no --probe-blocks, no truncate kinds (nor the param); the others add up" "$j" \
+	"([.ops[] | select(.name == \"truncate\" and .kinds)] | length) == 0 and
+	 (.params | has(\"probe-blocks\") | not) and $adds_up"
 # Readers alone allocate nothing: only a truncate below every earlier one
 # frees blocks (a new record low, some ln(n) of n), and the first one, with
 # no ramp, always does: the file starts full.

@@ -146,7 +146,9 @@ json_t *params_json(const struct rl_run *r)
 
 	for (i = 0; i < ARRAY_SIZE(sets); i++)
 		for (d = sets[i].defs; d && d->name; d++)
-			if (!(d->flags & (OPT_NOPARAM | OPT_HIDDEN)))
+			if (!(d->flags & (OPT_NOPARAM | OPT_HIDDEN)) &&
+			    !((d->flags & OPT_PARAM_ON) &&
+			      !*(const bool *)opt_ptr(d, sets[i].base)))
 				json_object_set_new(params, d->name,
 					param_value(d, sets[i].base));
 	placement_params(r, params);

@@ -58,6 +58,7 @@ static const struct opt_def ts_opts[] = {
 	  NORANGE,
 	  .help = "worker roles, comma separated from read,write,fault,dio,diowrite; --threads threads of each" },
 	{ .name = "probe-blocks", .type = OPT_BOOL, .off = O(probe_blocks), .def = "no",
+	  .flags = OPT_PARAM_ON,
 	  .help = "count each truncate as freed or empty from st_blocks before and after it: two fstat() a truncate, outside its timed window but in the run, so fewer truncates a second" },
 	OPT_END
 };
