@@ -69,9 +69,9 @@ static const struct opt_def mp_opts[] = {
  * What a fault or punch did, from the punched[] flags the refills already
  * keep (one load before the op's clock starts, no syscall): "hole" when
  * its chunk had been punched and no refill had claimed it since, "data"
- * otherwise.  A fault on a hole finds no page in the cache (the punch
- * dropped it) and must make one, taking the invalidation lock; one on
- * data finds it.  A punch over a hole frees only what faults brought in
+ * otherwise.  A fault on a hole usually finds no page in the cache (the
+ * punch dropped it, unless a fault since brought it back) and must make
+ * one, taking the invalidation lock; one on data finds it.  A punch over a hole frees only what faults brought in
  * since.  A refill always writes a chunk a punch left: one kind.
  */
 enum { K_HOLE, K_DATA };
