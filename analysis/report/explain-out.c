@@ -118,6 +118,16 @@ static double mean(const double *x, int n)
 
 static const char *const verdict_word[] = { "FAIL", "better", "worse" };
 
+/* us of one op of a kind; "-" for a kind a side never ran */
+static const char *us(char *buf, size_t len, double ns)
+{
+	if (isnan(ns))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.1f", ns / 1e3);
+	return buf;
+}
+
 static void waits_text(FILE *f, const struct explained *e)
 {
 	if (!e->mb->waits || !e->mv->waits) {
@@ -134,6 +144,7 @@ static void waits_text(FILE *f, const struct explained *e)
 
 static void role_text(FILE *f, const struct role_split *s)
 {
+	char b[32], v[32];
 	int k;
 
 	fprintf(f, "  %-9.9s rate      ", s->op);
@@ -151,9 +162,10 @@ static void role_text(FILE *f, const struct role_split *s)
 	}
 	for (k = 0; k < s->nkinds; k++)
 		fprintf(f, "  %-9s %-9.9s %.1f%% -> %.1f%% of ops, "
-			"%.1f -> %.1f us each\n", "", s->kind[k],
+			"%s -> %s us each\n", "", s->kind[k],
 			s->share_b[k] * 100, s->share_v[k] * 100,
-			s->cost_b[k] / 1e3, s->cost_v[k] / 1e3);
+			us(b, sizeof(b), s->cost_b[k]),
+			us(v, sizeof(v), s->cost_v[k]));
 	if (!s->nkinds)
 		fprintf(f, "            (one kind)\n");
 	fputs("            mix part  ", f);
@@ -207,6 +219,7 @@ static void td_change(FILE *f, double l, double hw)
 
 static void role_html(FILE *f, const struct role_split *s)
 {
+	char b[32], v[32];
 	int k;
 
 	fputs("<tr><th>", f);
@@ -234,8 +247,9 @@ static void role_html(FILE *f, const struct role_split *s)
 	fputs(s->nkinds ? "</td><td style=\"text-align:left\">" : "one kind</td><td>", f);
 	for (k = 0; k < s->nkinds; k++) {
 		html_esc(f, s->kind[k]);
-		fprintf(f, " %.1f &rarr; %.1f%s", s->cost_b[k] / 1e3,
-			s->cost_v[k] / 1e3, k + 1 < s->nkinds ? "<br>" : "");
+		fprintf(f, " %s &rarr; %s%s", us(b, sizeof(b), s->cost_b[k]),
+			us(v, sizeof(v), s->cost_v[k]),
+			k + 1 < s->nkinds ? "<br>" : "");
 	}
 	fputs("</td>", f);
 	td_change(f, s->mix, s->hw_mix);

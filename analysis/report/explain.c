@@ -63,7 +63,7 @@ static double mix_effect(double T, const double *bshare, const double *cost,
 		mixed += share[k] * cost[k];
 	}
 	rest = T - timed > 0 ? T - timed : 0;
-	return log(T / (rest + mixed));
+	return rest + mixed > 0 ? log(T / (rest + mixed)) : 0;
 }
 
 static double var(const double *x, int n)
