@@ -8,14 +8,31 @@
  */
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "rlwork.h"
 
 static const char *const *op_kinds(const struct rl_run *r, unsigned int op)
 {
-	if (!r->wl->kinds || (r->kinds_off & (1u << op)))
-		return NULL;
-	return r->wl->kinds[op];
+	return r->kinds ? r->kinds[op] : NULL;
+}
+
+/* per-thread counts are fixed arrays: a bug, not bad input */
+void kinds_table_check(const struct workload_ops *wl,
+		       const char *const *const *kinds)
+{
+	const struct op_decl *op;
+	unsigned int k;
+
+	for (op = wl->ops; kinds && op->name; op++) {
+		for (k = 0; kinds[op - wl->ops] && kinds[op - wl->ops][k]; k++)
+			;
+		if (k > RL_MAX_KINDS) {
+			fprintf(stderr, "rlwork: %s's op %s declares %u kinds, more than RL_MAX_KINDS (%d)\n",
+				wl->name, op->name, k, RL_MAX_KINDS);
+			abort();
+		}
+	}
 }
 
 /* {"hole": {"count": N, "time_ns": T}, ...}, or NULL for a one-kind op */

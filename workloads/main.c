@@ -140,19 +140,9 @@ static const struct workload_ops *find_workload(const char *name)
 		if (strcmp(workloads[i]->name, name))
 			continue;
 		/* per-thread stats are a fixed array: a bug, not bad input */
-		for (; op->name; op++) {
-			const char *const *kinds = workloads[i]->kinds ?
-				workloads[i]->kinds[op - workloads[i]->ops] : NULL;
-			unsigned int k = 0;
-
-			while (kinds && kinds[k])
-				k++;
-			if (k > RL_MAX_KINDS) {
-				fprintf(stderr, "rlwork: %s's op %s declares %u kinds, more than RL_MAX_KINDS (%d)\n",
-					name, op->name, k, RL_MAX_KINDS);
-				abort();
-			}
-		}
+		while (op->name)
+			op++;
+		kinds_table_check(workloads[i], workloads[i]->kinds);
 		if (op - workloads[i]->ops > RL_MAX_OPS) {
 			fprintf(stderr, "rlwork: %s declares %d ops, more than RL_MAX_OPS (%d)\n",
 				name, (int)(op - workloads[i]->ops), RL_MAX_OPS);
@@ -247,8 +237,8 @@ static int resolve(struct rl_run *r, int argc, char **argv, char *err,
 		goto bad;
 	if (r->wl->unused_ops)
 		r->ops_off = r->wl->unused_ops(r);
-	if (r->wl->unkinded_ops)
-		r->kinds_off = r->wl->unkinded_ops(r);
+	r->kinds = r->wl->run_kinds ? r->wl->run_kinds(r) : r->wl->kinds;
+	kinds_table_check(r->wl, r->kinds);
 	return 0;
 bad:
 	snprintf(err, len, "rlwork %s: %s (see rlwork %s --help)",

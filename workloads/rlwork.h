@@ -108,8 +108,12 @@ struct workload_ops {
 	 * every iteration of a point reports the same metrics.
 	 */
 	unsigned int (*unused_ops)(const struct rl_run *r);
-	/* the ops whose kinds these options do not classify (bit i: op i) */
-	unsigned int (*unkinded_ops)(const struct rl_run *r);
+	/*
+	 * The kinds these options count, a table like kinds, when they are
+	 * not kinds (a probe option that counts other ones, or none); kinds
+	 * stays what --help lists.
+	 */
+	const char *const *const *(*run_kinds)(const struct rl_run *r);
 	/* sets r->nthreads (and r->bufsize); returns an exit code */
 	int (*setup)(struct rl_run *r);
 	void (*thread)(struct worker *w);
@@ -166,7 +170,7 @@ struct rl_run {
 	void *priv;
 	unsigned int nthreads;
 	unsigned int ops_off;		/* bit i: op i unused in this run */
-	unsigned int kinds_off;		/* bit i: op i reports no kinds */
+	const char *const *const *kinds;	/* this run's (run_kinds) */
 	FILE *info;			/* human-readable output */
 	unsigned int *cpus;		/* allowed CPUs at start-up, for --pin */
 	unsigned int ncpus;
@@ -331,6 +335,9 @@ int result_save(const char *path, struct json_t *doc, const char *who,
 int report_write(struct rl_run *r);
 
 /* kinds.c: ops[].kinds of the result, and the summary's kinds lines */
+/* a table with more than RL_MAX_KINDS kinds for an op: abort (a bug) */
+void kinds_table_check(const struct workload_ops *wl,
+		       const char *const *const *kinds);
 struct json_t *op_kinds_json(const struct rl_run *r, unsigned int op);
 void print_kinds(const struct rl_run *r, unsigned int op);
 int report_point(struct rl_run *r);

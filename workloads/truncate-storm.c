@@ -78,6 +78,10 @@ static const char *const read_kinds[] = { "full", "short", NULL };
 static const char *const truncate_kinds[] = { "freed", "empty", NULL };
 
 static const char *const *const ts_op_kinds[RL_MAX_OPS] = {
+	[OP_READ] = read_kinds, [OP_FAULT] = fault_kinds,
+	[OP_DIO_READ] = read_kinds,
+};
+static const char *const *const ts_op_kinds_probed[RL_MAX_OPS] = {
 	[OP_TRUNCATE] = truncate_kinds, [OP_READ] = read_kinds,
 	[OP_FAULT] = fault_kinds, [OP_DIO_READ] = read_kinds,
 };
@@ -162,11 +166,11 @@ static unsigned int ts_unused_ops(const struct rl_run *r)
 	return off;
 }
 
-static unsigned int ts_unkinded_ops(const struct rl_run *r)
+static const char *const *const *ts_run_kinds(const struct rl_run *r)
 {
 	const struct ts_opts *t = r->wopts;
 
-	return t->probe_blocks ? 0 : 1u << OP_TRUNCATE;
+	return t->probe_blocks ? ts_op_kinds_probed : ts_op_kinds;
 }
 
 static uint64_t file_blocks(int fd)
@@ -408,7 +412,7 @@ WORKLOAD(wl_truncate_storm) = {
 	.flags = WL_DIRECT,
 	.check = ts_check,
 	.unused_ops = ts_unused_ops,
-	.unkinded_ops = ts_unkinded_ops,
+	.run_kinds = ts_run_kinds,
 	.setup = ts_setup,
 	.thread = ts_thread,
 	.teardown = ts_teardown,
