@@ -2,7 +2,8 @@
 # rlwork's work-mix counts (ops[].kinds) on the host: every kind adds up
 # to its op's count and its time to the op's timed total; a punch over a
 # chunk already punched (no refill since) counts as a hole, a fault where
-# nothing is punched as data; truncate-storm's kinds agree with the
+# nothing is punched as data; --probe-residency sees the page cache the
+# fault meets; truncate-storm's kinds agree with the
 # counters it always kept; --probe-blocks adds the truncate's kinds; and
 # rlstat validate refuses kinds that do not add up.
 . "$(dirname "$0")/lib/tap.sh"
@@ -11,7 +12,7 @@ command -v jq >/dev/null || { echo "1..0 # skip jq not installed"; exit 0; }
 make -s -C analysis rlstat >&2 || { echo "1..0 # skip rlstat does not build"; exit 0; }
 scratch_dir
 trap 'rm -rf "$dir"' EXIT
-plan 15
+plan 17
 
 RLSTAT=analysis/rlstat
 j=$dir/r.json
@@ -44,12 +45,27 @@ jq_ok "mmap-punch: faults land on holes once chunks are punched" "$j" \
 like "$out" $'\n'"    kinds: hole [0-9]+ \\([0-9.]+ us\\), data [0-9]+" \
 	"the summary prints each op's kinds under it"
 
+# --probe-residency: mincore() before the touch, crossed with hole/data;
+# a fault after its chunk's punch misses (and reads the chunk around it)
+run_split workloads/rlwork mmap-punch --size 1m --punch-len 64k \
+	--overlap identical --refill-threads 0 --threads 1 --probe-residency "${common[@]}"
+jq_ok "mmap-punch --probe-residency: four fault kinds that add up, and misses after punches" "$j" \
+	"$adds_up and .params.\"probe-residency\" == true and
+	 (.ops[] | select(.name == \"fault\") | (.kinds | keys) ==
+		[\"data_cached\", \"data_missed\", \"hole_cached\", \"hole_missed\"] and
+	  .kinds.hole_missed.count > 0) and
+	 (.ops[] | select(.name == \"punch\") | .kinds | keys) == [\"data\", \"hole\"]"
+
 # nothing punched: every fault finds data
 run_split workloads/rlwork mmap-punch --size 1m --punch-threads 0 --threads 1 \
 	"${common[@]}"
-jq_ok "mmap-punch --punch-threads 0: every fault counts as data" "$j" \
-	'.ops[] | select(.name == "fault") |
-	 .count > 0 and .kinds.hole.count == 0 and .kinds.data.count == .count'
+jq_ok "mmap-punch --punch-threads 0: every fault counts as data (no probe param)" "$j" \
+	'(.params | has("probe-residency") | not) and (.ops[] | select(.name == "fault") |
+	 .count > 0 and .kinds.hole.count == 0 and .kinds.data.count == .count)'
+run_split workloads/rlwork mmap-punch --size 1m --punch-threads 0 --threads 1 \
+	--probe-residency "${common[@]}"
+jq_ok "mmap-punch --punch-threads 0 --probe-residency: the filled file's pages are all cached" "$j" \
+	'.ops[] | select(.name == "fault") | .count > 0 and .kinds.data_cached.count == .count'
 
 # truncate-storm: the kinds against the counters it kept before them
 # (each looks at the phase once, so the two may differ by an op a thread

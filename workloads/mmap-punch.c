@@ -26,6 +26,7 @@ struct mp_opts {
 	uint64_t punch_len;
 	uint64_t write_pct;
 	unsigned int overlap;
+	bool probe_residency;
 };
 
 enum { OVERLAP_DISJOINT, OVERLAP_INTERLEAVED, OVERLAP_IDENTICAL };
@@ -62,6 +63,9 @@ static const struct opt_def mp_opts[] = {
 	{ .name = "overlap", .type = OPT_ENUM, .off = O(overlap), .def = "identical",
 	  NORANGE, .choices = overlap_choices,
 	  .help = "fault vs punch chunks: disjoint (separate halves), interleaved (even vs odd chunks) or identical (all chunks)" },
+	{ .name = "probe-residency", .type = OPT_BOOL, .off = O(probe_residency), .def = "no",
+	  .flags = OPT_PARAM_ON,
+	  .help = "count each fault also by mincore() on its page just before the touch: missed (not in the page cache) or cached; one mincore() a fault, outside its timed window but in the run, so fewer faults a second" },
 	OPT_END
 };
 
@@ -69,9 +73,10 @@ static const struct opt_def mp_opts[] = {
  * What a fault or punch did, from the punched[] flags the refills already
  * keep (one load before the op's clock starts, no syscall): "hole" when
  * its chunk had been punched and no refill had claimed it since, "data"
- * otherwise.  A fault on a hole usually finds no page in the cache (the
- * punch dropped it, unless a fault since brought it back) and must make
- * one, taking the invalidation lock; one on data finds it.  A punch over a hole frees only what faults brought in
+ * otherwise.  The first fault on a hole finds no page in the cache (the
+ * punch dropped it) and makes one, taking the invalidation lock, but its
+ * read-around brings in the rest of the chunk: --probe-residency tells
+ * those apart.  A punch over a hole frees only what faults brought in
  * since.  A refill always writes a chunk a punch left: one kind.
  */
 enum { K_HOLE, K_DATA };
@@ -80,6 +85,27 @@ static const char *const mp_kinds[] = { "hole", "data", NULL };
 static const char *const *const mp_op_kinds[RL_MAX_OPS] = {
 	[OP_FAULT] = mp_kinds, [OP_PUNCH] = mp_kinds,
 };
+
+/*
+ * --probe-residency: whether the page was in the page cache (mincore())
+ * just before the touch, which is what decides whether the fault takes
+ * the invalidation lock, crossed with hole/data, so a run also shows how
+ * often the free flag's guess was wrong. K_HOLE/K_DATA + 2 if cached.
+ */
+enum { K_CACHED = 2 };
+static const char *const mp_fault_probed[] = {
+	"hole_missed", "data_missed", "hole_cached", "data_cached", NULL
+};
+static const char *const *const mp_op_kinds_probed[RL_MAX_OPS] = {
+	[OP_FAULT] = mp_fault_probed, [OP_PUNCH] = mp_kinds,
+};
+
+static const char *const *const *mp_run_kinds(const struct rl_run *r)
+{
+	const struct mp_opts *m = r->wopts;
+
+	return m->probe_residency ? mp_op_kinds_probed : mp_op_kinds;
+}
 
 static const struct op_decl mp_ops[] = {
 	{ "fault", true }, { "punch", false }, { "refill", true },
@@ -167,6 +193,13 @@ static uint64_t domain_chunk(const struct rl_run *r, bool punch, uint64_t k)
 	return k;
 }
 
+static bool page_cached(void *addr)
+{
+	unsigned char v = 0;
+
+	return !mincore(addr, RL_PAGE, &v) && (v & 1);
+}
+
 static void fault_one(struct worker *w)
 {
 	struct rl_run *r = w->run;
@@ -191,6 +224,9 @@ static void fault_one(struct worker *w)
 		oracle_fill(o, tmp, page, 1, gen);
 	else if (o)
 		oracle_read_begin(o, w->rd, page, 1);
+	/* the last thing before the clock: the residency the touch meets */
+	if (m->probe_residency && page_cached(addr))
+		kind += K_CACHED;
 	t0 = rl_now();
 	if (write)
 		memcpy(addr, tmp, RL_PAGE);
@@ -364,6 +400,7 @@ WORKLOAD(wl_mmap_punch) = {
 	.opts_size = sizeof(struct mp_opts),
 	.ops = mp_ops,
 	.kinds = mp_op_kinds,
+	.run_kinds = mp_run_kinds,
 	.counters = mp_counters,
 	.flags = WL_PUNCH,
 	.check = mp_check,
