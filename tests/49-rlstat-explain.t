@@ -67,7 +67,7 @@ split=$(awk '/^== What each/ {on = 1} on && $2 == "rate" {r = $3}
 is "$split" "8 ok" "each role's mix part and per-kind part multiply to its rate change"
 
 section=$(sed -n '/^== What each difference/,$p' "$tmp/both/report.txt")
-like "$section" $'\n''            hole      20.0% -> 50.0% of ops' \
+like "$section" $'\n''            hole +20.0% -> 50.0% of ops' \
 	"the mix line gives each kind's share, baseline -> variant"
 like "$section" $'rwsem-range against stock: [^\n]*\n(  [^\n]*\n)*  waits     mapping_lock[^\n]*\n +contended 1000 -> 8000, waited 10.00 -> 200.00 ms' \
 	"the waits of a stats kernel's runs: contended and waited per boot"

@@ -161,7 +161,7 @@ static void role_text(FILE *f, const struct role_split *s)
 		return;
 	}
 	for (k = 0; k < s->nkinds; k++)
-		fprintf(f, "  %-9s %-9.9s %.1f%% -> %.1f%% of ops, "
+		fprintf(f, "  %-9s %-11.11s %.1f%% -> %.1f%% of ops, "
 			"%s -> %s us each\n", "", s->kind[k],
 			s->share_b[k] * 100, s->share_v[k] * 100,
 			us(b, sizeof(b), s->cost_b[k]),
