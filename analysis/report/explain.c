@@ -184,7 +184,7 @@ void explain_split(const struct op_mix *b, int nb, const struct op_mix *v,
 			 "different kinds" : "no work-mix counts (ops[].kinds)";
 		goto out;
 	}
-	/* one kind only: the mix cannot change, the rest is all there is */
+	/* the rest; an op of one kind has no mix part, so this is all */
 	s->res = s->total - s->mix;
 	s->hw_res = sqrt(s->hw_total * s->hw_total + s->hw_mix * s->hw_mix);
 	decide(s);

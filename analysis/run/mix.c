@@ -60,7 +60,12 @@ static bool doc_passed(json_t *j)
 	       && !(json_is_integer(e) && json_integer_value(e) > 0);
 }
 
-/* the kind names of an op, in the first passing boot's order */
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* an op's kind names, sorted: the two sides compare whatever the order */
 static void op_kinds_first(struct op_mix *m, json_t *kinds)
 {
 	const char *k;
@@ -69,6 +74,7 @@ static void op_kinds_first(struct op_mix *m, json_t *kinds)
 	m->nkinds = 0;
 	json_object_foreach(kinds, k, v)
 		m->kind[m->nkinds++] = xstrdup(k);
+	qsort(m->kind, m->nkinds, sizeof(m->kind[0]), name_cmp);
 }
 
 /* one boot of an op; false when its kinds are not the first boot's */
