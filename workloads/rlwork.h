@@ -25,7 +25,7 @@
 #define RL_PAGE		4096u	/* unit of the oracle's tags, not PAGE_SIZE */
 #define RL_MAX_OPS	8
 #define RL_MAX_COUNTERS	8
-#define RL_MAX_KINDS	4	/* what one op did: workload_ops.kinds */
+#define RL_MAX_KINDS	4	/* what one op did: workload_ops.kinds, r->kinds */
 
 #define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
@@ -216,7 +216,7 @@ static inline void rl_op_done(struct worker *w, unsigned int op, uint64_t t0,
 }
 
 /*
- * An op of a kind (an index into its workload_ops.kinds list) that ended at t1: the
+ * An op of a kind (an index into the op's list in r->kinds) that ended at t1: the
  * count and the kind's count and time under one look at the phase, so the
  * kinds always add up to the count. Kinded ops only.
  */
