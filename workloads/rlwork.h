@@ -216,9 +216,9 @@ static inline void rl_op_done(struct worker *w, unsigned int op, uint64_t t0,
 }
 
 /*
- * An op of a kind (an index into the op's list in r->kinds) that ended at t1: the
- * count and the kind's count and time under one look at the phase, so the
- * kinds always add up to the count. Kinded ops only.
+ * An op of a kind (an index into the op's list in r->kinds) that ended
+ * at t1: the count and the kind's count and time under one look at the
+ * phase, so the kinds always add up to the count. Kinded ops only.
  */
 static inline void rl_op_record(struct worker *w, unsigned int op,
 				unsigned int kind, uint64_t t0, uint64_t t1,
