@@ -244,7 +244,8 @@ static void role_html(FILE *f, const struct role_split *s)
 		fprintf(f, " %.1f%% &rarr; %.1f%%%s", s->share_b[k] * 100,
 			s->share_v[k] * 100, k + 1 < s->nkinds ? "<br>" : "");
 	}
-	fputs(s->nkinds ? "</td><td style=\"text-align:left\">" : "one kind</td><td>", f);
+	fputs(s->nkinds ? "</td><td style=\"text-align:left\">" :
+			  "one kind</td><td>", f);
 	for (k = 0; k < s->nkinds; k++) {
 		html_esc(f, s->kind[k]);
 		fprintf(f, " %s &rarr; %s%s", us(b, sizeof(b), s->cost_b[k]),
