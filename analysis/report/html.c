@@ -238,6 +238,8 @@ int report_html(FILE *f, const struct gated_run *x, const struct chart *charts,
 	fputs("<h2>Comparison (report.txt)</h2>\n<pre>", f);
 	html_esc(f, txt);
 	fputs("</pre>\n", f);
+	if (r->nvariants > 1)
+		report_explain_html(f, x);
 	for (pt = 0; pt < r->npoints; pt++) {
 		const struct point *p = r->points[pt];
 		bool cost = !strcmp(p->mode, "cost");

@@ -372,5 +372,7 @@ static void tables(FILE *f, const struct gated_run *x)
 		if (seen && r->nvariants > 1)
 			gmean_rows(f, x, modes[md], o);
 	}
+	if (r->nvariants > 1)
+		report_explain_text(f, x);
 	free(o);
 }

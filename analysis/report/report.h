@@ -2,8 +2,9 @@
 /*
  * What a gated run looks like to a reader: report.txt (report.c, its
  * header in header.c, its verdict block in verdict.c, where the
- * difference goes by function in where.c), the text for a mailing-list
- * thread (thread.c), the summary table (summary.c), the charts (chart.c) and report.html (html.c).
+ * difference goes by function in where.c, what each difference is made
+ * of in explain.c), the text for a mailing-list thread (thread.c), the
+ * summary table (summary.c), the charts (chart.c) and report.html (html.c).
  */
 #ifndef RLSTAT_REPORT_H
 #define RLSTAT_REPORT_H
@@ -107,6 +108,34 @@ void chart_tics_put(FILE *gp, struct chart_tics *t);
 void chart_relative(struct charts *c);
 /* chart-prof.c: insn/op by function per profiled point and variant */
 void chart_profile(struct charts *c);
+
+/* ---- explain.c: what each difference is made of ---- */
+
+enum cause { CAUSE_NONE, CAUSE_MIX, CAUSE_COST, CAUSE_UNDECIDED,
+	     CAUSE_UNCOUNTED };
+
+struct role_split {		/* one op, variant against baseline */
+	const char *op;
+	int nkinds;		/* 0: one kind, or none counted */
+	const char *kind[MIX_KINDS];
+	double share_b[MIX_KINDS], share_v[MIX_KINDS];	/* of the ops */
+	double cost_b[MIX_KINDS], cost_v[MIX_KINDS];	/* ns each, NaN: none */
+	/* logs of rate ratios: total = mix + res; hw_*: 95% half widths */
+	double total, mix, res, hw_total, hw_mix, hw_res;
+	int cause;		/* enum cause */
+	const char *why;	/* of an undecided or uncounted one */
+};
+
+void explain_split(const struct op_mix *b, int nb, const struct op_mix *v,
+		   int nv, bool kinded, struct role_split *s);
+bool explain_differs(const struct gated_run *x, const struct cell *g,
+		     const char **what, int *verdict);
+const char *explain_cause(const struct role_split *s);
+
+/* ---- explain-out.c: its section of report.txt and report.html ---- */
+
+void report_explain_text(FILE *f, const struct gated_run *x);
+void report_explain_html(FILE *f, const struct gated_run *x);
 
 /* ---- html.c ---- */
 

@@ -6,7 +6,8 @@
  * (validate.c), meta.json checked against rlbench-meta/1 (meta.c), the
  * variants in kernels/variants' order (order.c) and cost mode's insn/op
  * derived from its rates (prep.c), and the boots a run still has to run
- * (plan.c). What rlstat accepts is listed in
+ * (plan.c), and what each op did and how long the point waited for the
+ * lock (mix.c). What rlstat accepts is listed in
  * docs/rlstat-input.md; everything else is exit 2 with the file and the
  * reason. Nothing here gates or prints a report.
  */
@@ -122,6 +123,29 @@ bool name_ok(const char *s, const char *extra);
 /* two passing iterations of one point report the same ops and metrics */
 void docs_same_names(const char *path, json_t *doc, const char *refpath,
 		     json_t *ref);
+
+/* ---- mix.c: what each op did (ops[].kinds), the point's lock waits ---- */
+
+#define MIX_KINDS	8
+struct op_mix {			/* one op of a cell, per passing boot */
+	char *op;
+	int nkinds;		/* 0: no kinds (older results, one kind) */
+	char *kind[MIX_KINDS];
+	double *count, *ns;	/* [boot * nkinds + kind]: ops, timed ns */
+	double *ops;		/* [boot]: the op's count */
+	double *cycle_ns;	/* [boot]: ns per op and thread issuing it */
+};
+struct cell_mix {
+	int nops, nboots;
+	struct op_mix *op;
+	bool waits;		/* every boot has the mapping_lock monitor */
+	double *contended, *wait_ns;	/* [boot], the whole point's */
+};
+/* NULL when kinds is absent or valid, else why not (validate.c) */
+const char *kinds_check(const char *op, json_t *kinds, json_t *count);
+struct cell_mix *cell_mix_load(const struct run *r, const struct cell *c);
+const struct op_mix *cell_mix_op(const struct cell_mix *m, const char *op);
+void cell_mix_free(struct cell_mix *m);
 
 /* ---- meta.c ---- */
 
