@@ -22,6 +22,7 @@ static const char usage[] =
 "                          [--variants 'V...'] [--baseline B] [--mode M]\n"
 "                          [--iterations N|auto] [--budget B] [--seed N]\n"
 "                          [--accel A] [--name N] [--debug] [--rerun-of RUN]\n"
+"                          [--kvm yes|no [--kvm-why TEXT]]\n"
 "                          [--top DIR] [--results DIR]  < matrix-output\n"
 "       rlstat plan create --runner bare --run RUN --matrix FILE\n"
 "                          --variant V [--strategy S] [--feature F]...\n"
@@ -39,8 +40,9 @@ static const char usage[] =
 "       rlstat plan boot <rundir>|- VARIANT MODE N [POINT,...|-]\n"
 "                        [--runner R --accel A [--commit C]]\n"
 "                        < matrix-output\n"
-"       rlstat plan first <rundir> --rounds N VARIANT:MODE...\n"
-"       rlstat plan next <rundir> [POINT...]\n"
+"       rlstat plan first <rundir> --rounds N [--cost-rounds N]\n"
+"                         VARIANT:MODE...\n"
+"       rlstat plan next <rundir> [--mode cost] [POINT...]\n"
 "       rlstat plan list <rundir>\n"
 "       rlstat plan record <rundir> VARIANT MODE ITERATION [--seconds S]\n"
 "                          [--accel A]\n"
@@ -49,8 +51,11 @@ static const char usage[] =
 "create makes a run: resolves MODE=, ITERATIONS=, BUDGET=, --seed and\n"
 "       ACCEL= against the matrix's settings (runners/matrix FILE on\n"
 "       stdin), makes results/<stamp>-<name>[-N] with its matrix copy,\n"
-"       suite.diff and meta.json, and prints the settings the run goes\n"
-"       by, `key value` a line. bare and lava write meta.json into the\n"
+"       suite.diff and meta.json; MODE=auto (the default) by --kvm: both\n"
+"       where KVM runs a guest, else cost mode for the single-role points\n"
+"       and time mode for the others (meta.json's auto.points); prints\n"
+"       the settings the run goes by, `key value` a line (modes: those\n"
+"       its units boot in). bare and lava write meta.json into the\n"
 "       run directory their runner made. Bad input: exit 2, nothing made.\n"
 "resume a RESUME's settings, as create prints them, from its meta.json;\n"
 "       --budget gives a run the budget stopped more time.\n"
@@ -61,13 +66,17 @@ static const char usage[] =
 "boot   one boot's plan lines (a cost boot's results: <point>-cost);\n"
 "       - for a LAVA job's, with no run: --runner, --accel, --commit.\n"
 "first  writes rounds 1..N of boots into meta.json's boot_order, every\n"
-"       VARIANT:MODE once a round in an order drawn from meta.json's\n"
+"       VARIANT:MODE once a round (VARIANT:cost up to --cost-rounds,\n"
+"       default N) in an order drawn from meta.json's\n"
 "       seed, every second round the one before backwards (ABBA);\n"
 "       nothing when boot_order has boots (a RESUME).\n"
 "next   ITERATIONS=auto: adds a round of time boots running POINT... (the\n"
 "       undecided ones, from rlstat next) and exits 0, or adds none and\n"
 "       exits 1, meta.json's auto_stop saying why (max_iterations, every\n"
 "       point decided, the budget); prints what it did in one line.\n"
+"       --mode cost: after two cost boots, adds a third running POINT...\n"
+"       (those whose two boots differ, rlstat next --mode cost) and\n"
+"       exits 0, or adds none and exits 1.\n"
 "list   prints the boots in order, one a line: mode, variant, iteration,\n"
 "       the points it runs (comma-separated, - for all).\n"
 "record a boot ran: its host seconds, its variant's accelerator (a cost\n"
@@ -132,6 +141,8 @@ static int plan_make(int argc, char **argv, bool resume)
 		CLI("--binding", CLI_STRING, &q.binding),
 		CLI("--matrix-sha", CLI_STRING, &q.matrix_sha),
 		CLI("--commit", CLI_STRING, &q.commit),
+		CLI("--kvm", CLI_STRING, &q.kvm),
+		CLI("--kvm-why", CLI_STRING, &q.kvm_why),
 		CLI_END
 	};
 	char *dir;
@@ -252,13 +263,16 @@ int cmd_plan(int argc, char **argv)
 {
 	const char **pos = xcalloc(argc + 1, sizeof(*pos));
 	const char *sub = argc > 2 ? argv[2] : "";
-	const char *accel = NULL;
+	const char *accel = NULL, *mode = "time";
 	double seconds = -1;
-	int rounds = 0, n, rc = 1, it = 0, i, seed = 0;
-	bool rounds_given = false, seed_given = false;
+	int rounds = 0, n, rc = 1, it = 0, i, seed = 0, cost_rounds = 0;
+	bool rounds_given = false, seed_given = false, cr_given = false;
 	const struct cli_opt opts[] = {
 		CLI("--rounds", CLI_INT, &rounds, .min = 1, .max = 99,
 		    .given = &rounds_given),
+		CLI("--cost-rounds", CLI_INT, &cost_rounds, .min = 1, .max = 99,
+		    .given = &cr_given),
+		CLI("--mode", CLI_STRING, &mode),
 		CLI("--seconds", CLI_NUM, &seconds, .min = 0, .max = 1e7),
 		CLI("--accel", CLI_STRING, &accel),
 		CLI("--seed", CLI_INT, &seed, .min = 0, .max = 999999999,
@@ -291,7 +305,8 @@ int cmd_plan(int argc, char **argv)
 		check_units("order", (char **)pos, n);
 		/* the order first writes, from a run of that seed alone */
 		meta = json_pack("{s:i, s:[]}", "seed", seed, "boot_order");
-		plan_first_rounds(meta, rounds, (char **)pos, n);
+		plan_first_rounds(meta, rounds, cr_given ? cost_rounds : rounds,
+				  (char **)pos, n);
 		plan_list(stdout, meta);
 		json_decref(meta);
 		return 0;
@@ -322,14 +337,21 @@ int cmd_plan(int argc, char **argv)
 			die_input("plan first: needs --rounds N and the "
 				  "units\n%s", usage);
 		check_units("first", (char **)pos + 1, n - 1);
-		if (plan_first_rounds(meta, rounds, (char **)pos + 1, n - 1))
+		if (plan_first_rounds(meta, rounds, cr_given ? cost_rounds :
+				      rounds, (char **)pos + 1, n - 1))
 			plan_meta_write(pos[0], meta);
 		return 0;
 	}
 	if (!json_array_size(json_object_get(meta, "boot_order")))
 		die_input("plan next: %s/meta.json has no boots yet (plan "
 			  "first makes them)", pos[0]);
-	rc = plan_next_round(pos[0], meta, (char **)pos + 1, n - 1, msg,
+	if (strcmp(mode, "time") && strcmp(mode, "cost"))
+		die_input("plan next: --mode '%s' is not one of time, cost",
+			  mode);
+	rc = !strcmp(mode, "cost") ?
+	     plan_confirm_round(meta, (char **)pos + 1, n - 1, msg,
+				sizeof(msg)) :
+	     plan_next_round(pos[0], meta, (char **)pos + 1, n - 1, msg,
 			     sizeof(msg));
 	plan_meta_write(pos[0], meta);
 	printf("%s\n", msg);

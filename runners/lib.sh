@@ -137,6 +137,70 @@ plan_settings() {
 	[ $rc = 0 ] || exit 2
 }
 
+# kvm_state ACCEL: does KVM run a guest here?  Sets KVM_STATE (yes, no)
+# and KVM_WHY, what MODE=auto goes by (rlstat plan create --kvm).
+# ACCEL=tcg: no; ACCEL=kvm: yes (a KVM that fails then fails the boot, as
+# asked).  Otherwise /dev/kvm must be read-write and a KVM guest must
+# print: SeaBIOS's banner on its debug port within RLBENCH_KVM_WATCHDOG
+# seconds (a KVM guest printing nothing is what runners/boot falls back
+# on).  No kernel is needed, so it runs before any is built.  The answer
+# is cached (kvm_cache_file) and probed once; runners/qemu rewrites it
+# when a boot's KVM attempt says otherwise (kvm_record).  Test hook:
+# RLBENCH_TEST_KVM=yes|no is the answer, nothing probed or cached.
+kvm_state() {
+	local f l i
+	KVM_STATE=no
+	case ${RLBENCH_TEST_KVM:-} in
+	'') ;;
+	yes|no) KVM_STATE=$RLBENCH_TEST_KVM KVM_WHY="RLBENCH_TEST_KVM=$RLBENCH_TEST_KVM, a test's stand-in"; return 0 ;;
+	*) die "RLBENCH_TEST_KVM='$RLBENCH_TEST_KVM' is not one of yes, no (a test hook)" ;;
+	esac
+	case $1 in
+	tcg) KVM_WHY="ACCEL=tcg"; return 0 ;;
+	kvm) KVM_STATE=yes KVM_WHY="ACCEL=kvm"; return 0 ;;
+	esac
+	[ -e /dev/kvm ] || { KVM_WHY="no /dev/kvm"; return 0; }
+	{ [ -r /dev/kvm ] && [ -w /dev/kvm ]; } || { KVM_WHY="/dev/kvm is not read-write for $(id -un)"; return 0; }
+	f=$(kvm_cache_file)
+	if [ -s "$f" ] && read -r KVM_STATE KVM_WHY <"$f" && [[ $KVM_STATE =~ ^(yes|no)$ ]]; then
+		KVM_WHY="$KVM_WHY (cached: $f)"
+		return 0
+	fi
+	l=$(mktemp)
+	qemu-system-x86_64 -accel kvm -display none -nodefaults -no-reboot -m 16 \
+		-chardev "file,id=d,path=$l" -device isa-debugcon,iobase=0x402,chardev=d >/dev/null 2>&1 &
+	for ((i = 0; i < ${RLBENCH_KVM_WATCHDOG:-10} * 5; i++)); do
+		grep -aq SeaBIOS "$l" && break
+		kill -0 $! 2>/dev/null || break
+		sleep 0.2
+	done
+	kill -9 $! 2>/dev/null || true
+	wait $! 2>/dev/null || true
+	KVM_STATE=no KVM_WHY="a KVM guest printed nothing (probe)"
+	grep -aq SeaBIOS "$l" && KVM_STATE=yes KVM_WHY="a KVM guest ran (probe)"
+	rm -f "$l"
+	kvm_record "$KVM_STATE" "$KVM_WHY"
+}
+
+# kvm_cache_file: where kvm_state keeps its answer, keyed by the QEMU
+# binary and the host's kernel (either changing may change it).
+kvm_cache_file() {
+	local q
+	q=$(command -v qemu-system-x86_64 || echo none)
+	echo "$RLBENCH_CACHE/kvm/$({ echo "$q"; stat -Lc '%s %Y' "$q" 2>/dev/null; uname -r; } |
+		sha256sum | cut -c1-16)"
+}
+
+# kvm_record yes|no WHY: kvm_state's answer, cached; never a test's
+# (RLBENCH_TEST_KVM, or a KVM attempt RLBENCH_TEST_KVM_FAIL broke).
+kvm_record() {
+	local f
+	[ -z "${RLBENCH_TEST_KVM:-}" ] && [ "${RLBENCH_TEST_KVM_FAIL:-0}" != 1 ] || return 0
+	f=$(kvm_cache_file)
+	mkdir -p "${f%/*}" 2>/dev/null || return 0
+	if printf '%s %s\n' "$1" "$2" >"$f.$$"; then mv -f "$f.$$" "$f"; fi 2>/dev/null || true
+}
+
 # lock_dir DIR WAIT: one runner at a time in DIR, waiting up to WAIT
 # seconds: a lock on the directory, open in every child (runners/qemu,
 # runners/boot, QEMU), so it is held until the last of them has exited.

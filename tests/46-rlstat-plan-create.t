@@ -16,6 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 res=$tmp/results
 cat >"$tmp/two.matrix" <<'M'
 # two: two points
+mode time
 iterations 3
 runtime 1
 ramp 0
@@ -70,7 +71,7 @@ bad() {	# NAME PATTERN ARGS...
 	create --kernel stock --variants stock "$@"
 	like "$rc:$err:$(ndirs)" "^2:rlstat: $pat.*:$n0\$" "$name: exit 2, no run directory"
 }
-bad "MODE=fast" "MODE='fast' is not one of time, cost, both" --mode fast
+bad "MODE=fast" "MODE='fast' is not one of auto, time, cost, both" --mode fast
 bad "ITERATIONS=100" "ITERATIONS='100' is not auto or a whole number from 1 to 99" --iterations 100
 bad "ITERATIONS=07" "ITERATIONS='07' is not auto" --iterations 07
 bad "BUDGET=soon" "BUDGET='soon' is not a time \(accepted: none, or minutes" --budget soon

@@ -131,11 +131,13 @@ sed -i 's/^insns\t1000001/insns\t1000000/' "$run_dir/stock/p001-dio-cost-i1.prof
 } >"$run_dir/rangelock/p001-dio-cost-i1.profile"
 result "$run_dir/rangelock/p001-dio-cost-i1.result.json" "$(awk 'BEGIN {print 1e9 / 1150}')"
 run_split env RLBENCH_CACHE="$cache" "$RLSTAT" profile "$run_dir" --diff stock --top 3
-dl() { awk -v f="$1" '/^where the difference goes/ {d = 1} d && index($0, "  " f " ") == 1 {print $(NF - 2), $(NF - 1), $NF}' <<<"$out"; }
+# a row: insn/op and atomics/op of each side and their deltas, then the function
+dl() { awk -v f="$1" '/^where the difference goes/ {d = 1}
+	d { n = $0; sub(/^ +([-+0-9.]+ +){6} /, "", n); if (n == f) print $1, $2, $3, $4, $5, $6 }' <<<"$out"; }
 is "$rc:$(dl range_lock)|$(dl filemap_read)|$(dl filemap_get_pages)" \
-	"0:0.00 150.00 +150.00|800.00 850.00 +50.00|100.00 60.00 -40.00" \
-	"--diff: the functions that moved most, both sides and the delta, by name across System.maps"
-is "$(dl "(the other functions)")|$(dl total)" "100.00 90.00 -10.00|1000.00 1150.00 +150.00" \
+	"0:0.00 150.00 +150.00 0.00 2.00 +2.00|800.00 850.00 +50.00 0.00 0.00 +0.00|100.00 60.00 -40.00 1.00 1.00 +0.00" \
+	"--diff: the functions that moved most, both sides and the delta of insn/op and atomics/op, by name across System.maps"
+is "$(dl "(the other 2 functions)")|$(dl total)" "100.00 90.00 -10.00 0.00 0.00 +0.00|1000.00 1150.00 +150.00 1.00 3.00 +2.00" \
 	"--diff: the rows below --top in one, summing to the total delta"
 expect_bad "--diff of a variant the run does not have: exit 2" "--diff 'imutex' is not a variant" \
 	env RLBENCH_CACHE="$cache" "$RLSTAT" profile "$run_dir" --diff imutex

@@ -85,12 +85,10 @@ cases=(
 	"point-quote|m.matrix:1|point holds '\"' \(accepted: words of|point dio --rw \"read\"\n"
 	"point-backtick|m.matrix:1|point holds '\`' \(accepted: words of|point dio --size \`x\`\n"
 	# the new settings
-	"mode|m.matrix:1|mode 'fast' is not supported \(accepted: cost, time, both\)|mode fast\npoint dio\n"
+	"mode|m.matrix:1|mode 'fast' is not supported \(accepted: auto, cost, time, both\)|mode fast\npoint dio\n"
 	"iterations-word|m.matrix:1|iterations needs a whole number, got 'sometimes' \(accepted: 1\.\.100 or auto\)|iterations sometimes\npoint dio\n"
 	"max-iterations-low|m.matrix:1|max_iterations 2 is outside 3\.\.100 \(accepted: 3\.\.100\)|max_iterations 2\npoint dio\n"
 	"huge-number|m.matrix:1|runtime 99999999999999999999 is outside 1\.\.3600 \(accepted: 1\.\.3600\)|runtime 99999999999999999999\npoint dio\n"
-	"auto-cost|m.matrix:3|iterations auto needs mode time or both|iterations auto\npoint dio\nmode cost\n"
-	"auto-cost-include|m.matrix:2|iterations auto needs mode time or both|include inc.matrix\nmode cost\n|inc.matrix=iterations auto\npoint dio\n"
 	# include
 	"include-missing|m.matrix:1|include 'nope\.matrix': nope\.matrix is not a file \(accepted: a matrix file, relative to this file's directory\)|include nope.matrix\npoint dio\n"
 	"include-dir|m.matrix:1|include 'sub': sub is not a file \(accepted:|include sub\npoint dio\n|sub/x.matrix=point dio\n"
@@ -104,7 +102,7 @@ cases=(
 	"unknown-setting|m.matrix:2|unknown setting 'bogus' \(accepted: .*include point\)|point dio\nbogus 1\n"
 	"xfs-small|m.matrix:2|fs xfs needs disk_mb 300 or more.*accepted: disk_mb 300|fs xfs\ndisk_mb 200\npoint dio\n"
 )
-plan $(( ${#cases[@]} * 3 + 54 ))
+plan $(( ${#cases[@]} * 3 + 55 ))
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -170,7 +168,7 @@ like "$RC:$OUT" "^2:matrix: matrix '.*no-such.matrix' not found or not a regular
 # Settings: defaults, the new ones, and include semantics.
 printf 'point dio\n' >"$tmp/d.matrix"
 out=$("$M" "$tmp/d.matrix" --cpus 3)
-like "$out" $'set mode time\n' "mode defaults to time"
+like "$out" $'set mode auto\n' "mode defaults to auto"
 like "$out" $'set max_iterations 10\n' "max_iterations defaults to 10"
 like "$out" $'set budget none\n' "budget defaults to none"
 like "$out" $'set iterations 3\n' "iterations defaults to 3"
@@ -190,6 +188,9 @@ done
 printf 'mode both\niterations auto\npoint dio\n' >"$tmp/s.matrix"
 is "$("$M" "$tmp/s.matrix" | grep -E '^set (mode|iterations) ' | sort | xargs)" \
 	"set iterations auto set mode both" "iterations auto with mode both"
+printf 'mode cost\niterations auto\npoint dio\n' >"$tmp/s.matrix"
+is "$("$M" "$tmp/s.matrix" 2>&1 | grep -E '^set (mode|iterations) ' | sort | xargs)" \
+	"set iterations auto set mode cost" "iterations auto with mode cost (two boots, a third where they differ)"
 mkdir -p "$tmp/inc/sub"
 printf '# base: b\nruntime 3\nthreads 1 2\nsysfs /sys/module/ext4/parameters/x 1\npoint dio --rw read\n' >"$tmp/inc/sub/base.matrix"
 printf '# top: t\nruntime 7\nramp 0\ninclude sub/base.matrix\nramp 1\nsysfs /sys/module/ext4/parameters/x 0\npoint dio --rw write\n' >"$tmp/inc/top.matrix"

@@ -19,17 +19,21 @@ run_dir=$(echo "$OUT" | sed -n 's/^run: \(results\/\)/\1/p' | tail -1)
 like "$run_dir" "^results/[0-9]{8}-[0-9]{6}-smoke-stock$" "make bench prints the run directory last"
 is "$RC" 0 "every smoke point passed"
 
-npoints=$(runners/matrix configs/smoke.matrix | grep -c '^point ')
+# MODE=auto: one result per point and mode it ran in (both where KVM runs
+# a guest, else cost or time; meta.json's auto.points)
+npoints=$(jq '[.auto.points[] | if . == "both" then 2 else 1 end] | add' "$run_dir/meta.json")
 results=("$run_dir"/stock/*.result.json)
-is "${#results[@]}" "$npoints" "one result per smoke point"
+is "${#results[@]}" "$npoints" "one result per smoke point and mode"
 
 bad=$(jq -r 'select(.schema != "rlbench-result/1" or .status != "ok") | input_filename' "${results[@]}")
 is "$bad" "" "every result is an ok rlbench-result/1 document"
 built=$(cat "${RLBENCH_CACHE:-$HOME/.cache/rlbench}/build/stock/include/config/kernel.release")
 is "$(jq -r '.kernel.release' "${results[0]}")" "$built" "results name the release the guest booted"
 like "$(jq -r '.kernel.release' "${results[0]}")" "^6\.12\.[0-9]+-rl-stock$" "the release is the stock variant's"
-like "$(jq -r '.env.accel' "${results[0]}")" "^(kvm|tcg)$" "the accelerator that ran is recorded"
-is "$(jq -r '.variants[0].accel' "$run_dir/meta.json")" "$(jq -r '.env.accel' "${results[0]}")" "meta.json records the same accelerator"
+# a time boot's accelerator is the variant's (cost boots always run TCG)
+timed=$(find "$run_dir"/stock -name '*.result.json' ! -name '*-cost-i*' | sort | head -1)
+like "$(jq -r '.env.accel' "${timed:-${results[0]}}")" "^(kvm|tcg)$" "the accelerator that ran is recorded"
+is "$(jq -r '.variants[0].accel' "$run_dir/meta.json")" "$(jq -r '.env.accel' "${timed:-${results[0]}}")" "meta.json records the same accelerator"
 verr=$(jq -s 'map(.verify.errors) | add' "${results[@]}")
 is "$verr" 0 "the oracle found no data errors on stock"
 fscks=$(cat "$run_dir"/stock/fsck-boot*.txt 2>/dev/null | grep -c 'e2fsck exit: ')

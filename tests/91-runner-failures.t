@@ -11,7 +11,10 @@ tmp=$(mktemp -d)
 cleanup() { [ -n "${loopdev:-}" ] && losetup -d "$loopdev"; rm -rf "$tmp"; }
 trap cleanup EXIT
 
+# time mode: the failures of time boots (MODE=auto would run the
+# single-role points in cost mode where KVM does not run a guest)
 cat >"$tmp/inject.matrix" <<'M'
+mode time
 iterations 1
 runtime 1
 ramp 0
@@ -47,6 +50,7 @@ is "$(st p001-dio .env.accel)" tcg "TCG ran and is recorded"
 
 # Resume: kill the runner after its first result, then finish the run.
 cat >"$tmp/resume.matrix" <<'M'
+mode time
 iterations 2
 runtime 1
 ramp 0

@@ -9,7 +9,10 @@ plan 12
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 matrix() {	# matrix NAME DEVICE FS
+	# time mode: one boot a device, the fsck after it (MODE=auto could
+	# split the points between cost and time boots)
 	cat >"$tmp/$1.matrix" <<EOM
+mode time
 iterations 1
 runtime 2
 ramp 0

@@ -142,6 +142,7 @@ static const struct workload_ops *find_workload(const char *name)
 		/* per-thread stats are a fixed array: a bug, not bad input */
 		while (op->name)
 			op++;
+		kinds_table_check(workloads[i], workloads[i]->kinds);
 		if (op - workloads[i]->ops > RL_MAX_OPS) {
 			fprintf(stderr, "rlwork: %s declares %d ops, more than RL_MAX_OPS (%d)\n",
 				name, (int)(op - workloads[i]->ops), RL_MAX_OPS);
@@ -159,8 +160,17 @@ static void workload_help(const struct workload_ops *wl)
 	printf("rlwork %s: %s\n\n%s\n\n"
 	       "ops (each reported when the options run it):",
 	       wl->name, wl->summary, wl->help);
-	for (op = wl->ops; op->name; op++)
+	for (op = wl->ops; op->name; op++) {
+		const char *const *kinds = wl->kinds ? wl->kinds[op - wl->ops] :
+					  NULL, *const *k;
+
 		printf(" %s", op->name);
+		/* the kinds each op is counted under (ops[].kinds) */
+		for (k = kinds; k && *k; k++)
+			printf("%s%s", k == kinds ? " (kinds: " : " ", *k);
+		if (kinds)
+			printf(")");
+	}
 	printf("\n\noptions of %s:\n", wl->name);
 	opt_print_help(stdout, wl->opts);
 	printf("\ncommon options:\n");
@@ -227,6 +237,8 @@ static int resolve(struct rl_run *r, int argc, char **argv, char *err,
 		goto bad;
 	if (r->wl->unused_ops)
 		r->ops_off = r->wl->unused_ops(r);
+	r->kinds = r->wl->run_kinds ? r->wl->run_kinds(r) : r->wl->kinds;
+	kinds_table_check(r->wl, r->kinds);
 	return 0;
 bad:
 	snprintf(err, len, "rlwork %s: %s (see rlwork %s --help)",

@@ -26,6 +26,7 @@ struct mp_opts {
 	uint64_t punch_len;
 	uint64_t write_pct;
 	unsigned int overlap;
+	bool probe_residency;
 };
 
 enum { OVERLAP_DISJOINT, OVERLAP_INTERLEAVED, OVERLAP_IDENTICAL };
@@ -62,8 +63,49 @@ static const struct opt_def mp_opts[] = {
 	{ .name = "overlap", .type = OPT_ENUM, .off = O(overlap), .def = "identical",
 	  NORANGE, .choices = overlap_choices,
 	  .help = "fault vs punch chunks: disjoint (separate halves), interleaved (even vs odd chunks) or identical (all chunks)" },
+	{ .name = "probe-residency", .type = OPT_BOOL, .off = O(probe_residency), .def = "no",
+	  .flags = OPT_PARAM_ON,
+	  .help = "count each fault also by mincore() on its page just before the touch: missed (not in the page cache) or cached; one mincore() a fault, outside its timed window but in the run, so fewer faults a second" },
 	OPT_END
 };
+
+/*
+ * What a fault or punch did, from the punched[] flags the refills already
+ * keep (one load before the op's clock starts, no syscall): "hole" when
+ * its chunk had been punched and no refill had claimed it since, "data"
+ * otherwise.  The first fault on a hole finds no page in the cache (the
+ * punch dropped it) and makes one, taking the invalidation lock, but its
+ * read-around brings in the rest of the chunk: --probe-residency tells
+ * those apart.  A punch over a hole frees only what faults brought in
+ * since.  A refill always writes a chunk a punch left: one kind.
+ */
+enum { K_HOLE, K_DATA };
+static const char *const mp_kinds[] = { "hole", "data", NULL };
+
+static const char *const *const mp_op_kinds[RL_MAX_OPS] = {
+	[OP_FAULT] = mp_kinds, [OP_PUNCH] = mp_kinds,
+};
+
+/*
+ * --probe-residency: whether the page was in the page cache (mincore())
+ * just before the touch, which is what decides whether the fault takes
+ * the invalidation lock, crossed with hole/data, so a run also shows how
+ * often the free flag's guess was wrong. K_HOLE/K_DATA + 2 if cached.
+ */
+enum { K_CACHED = 2 };
+static const char *const mp_fault_probed[] = {
+	"hole_missed", "data_missed", "hole_cached", "data_cached", NULL
+};
+static const char *const *const mp_op_kinds_probed[RL_MAX_OPS] = {
+	[OP_FAULT] = mp_fault_probed, [OP_PUNCH] = mp_kinds,
+};
+
+static const char *const *const *mp_run_kinds(const struct rl_run *r)
+{
+	const struct mp_opts *m = r->wopts;
+
+	return m->probe_residency ? mp_op_kinds_probed : mp_op_kinds;
+}
 
 static const struct op_decl mp_ops[] = {
 	{ "fault", true }, { "punch", false }, { "refill", true },
@@ -151,6 +193,13 @@ static uint64_t domain_chunk(const struct rl_run *r, bool punch, uint64_t k)
 	return k;
 }
 
+static bool page_cached(void *addr)
+{
+	unsigned char v = 0;
+
+	return !mincore(addr, RL_PAGE, &v) && (v & 1);
+}
+
 static void fault_one(struct worker *w)
 {
 	struct rl_run *r = w->run;
@@ -159,9 +208,12 @@ static void fault_one(struct worker *w)
 	struct oracle *o = r->oracle;
 	uint64_t k, page, gen = 0, t0;
 	char *addr, *tmp = w->buf;
+	unsigned int kind;
 	bool write;
 
 	k = domain_chunk(r, false, rl_rand_below(w, domain_size(r, false)));
+	kind = __atomic_load_n(&s->punched[k], __ATOMIC_RELAXED) ? K_HOLE :
+								 K_DATA;
 	page = k * s->ppc + rl_rand_below(w, s->ppc);
 	addr = s->map + page * RL_PAGE;
 	write = rl_rand_below(w, 100) < m->write_pct;
@@ -172,6 +224,9 @@ static void fault_one(struct worker *w)
 		oracle_fill(o, tmp, page, 1, gen);
 	else if (o)
 		oracle_read_begin(o, w->rd, page, 1);
+	/* the last thing before the clock: the residency the touch meets */
+	if (m->probe_residency && page_cached(addr))
+		kind += K_CACHED;
 	t0 = rl_now();
 	if (write)
 		memcpy(addr, tmp, RL_PAGE);
@@ -180,7 +235,7 @@ static void fault_one(struct worker *w)
 	else
 		(void)*(volatile char *)addr;
 	madvise(addr, RL_PAGE, MADV_DONTNEED);
-	rl_op_done(w, OP_FAULT, t0, RL_PAGE);
+	rl_op_done_kind(w, OP_FAULT, kind, t0, RL_PAGE);
 	rl_count(w, write ? C_WRITE_FAULTS : C_READ_FAULTS);
 	if (o && write)
 		oracle_write_end(o, page, 1, gen, true);
@@ -219,15 +274,18 @@ static void punch_one(struct worker *w)
 	struct mp_state *s = r->priv;
 	struct oracle *o = r->oracle;
 	uint64_t k, t0, len = s->ppc * RL_PAGE;
+	unsigned int kind;
 	int ret;
 
 	k = domain_chunk(r, true, rl_rand_below(w, domain_size(r, true)));
+	kind = __atomic_load_n(&s->punched[k], __ATOMIC_RELAXED) ? K_HOLE :
+								 K_DATA;
 	if (o)
 		oracle_punch_begin(o, w->pn, k * s->ppc, s->ppc);
 	t0 = rl_now();
 	ret = fallocate(w->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 			k * len, len);
-	rl_op_done(w, OP_PUNCH, t0, 0);
+	rl_op_done_kind(w, OP_PUNCH, kind, t0, 0);
 	if (o)
 		oracle_punch_end(o, w->pn);
 	if (ret)
@@ -341,6 +399,8 @@ WORKLOAD(wl_mmap_punch) = {
 	.opts = mp_opts,
 	.opts_size = sizeof(struct mp_opts),
 	.ops = mp_ops,
+	.kinds = mp_op_kinds,
+	.run_kinds = mp_run_kinds,
 	.counters = mp_counters,
 	.flags = WL_PUNCH,
 	.check = mp_check,

@@ -25,6 +25,11 @@ enum opt_type {
 #define OPT_NOPARAM	(1u << 0)	/* not part of the result's "params" */
 #define OPT_HIDDEN	(1u << 1)	/* not in --help: test-only */
 #define OPT_EMPTY	(1u << 2)	/* OPT_STR: "" is a value (a runner's unset one) */
+/*
+ * OPT_BOOL: in "params" only when on, so the points of results from
+ * before the option keep their params (and their history series)
+ */
+#define OPT_PARAM_ON	(1u << 3)
 
 /*
  * One row, written with designated initializers:

@@ -146,7 +146,9 @@ json_t *params_json(const struct rl_run *r)
 
 	for (i = 0; i < ARRAY_SIZE(sets); i++)
 		for (d = sets[i].defs; d && d->name; d++)
-			if (!(d->flags & (OPT_NOPARAM | OPT_HIDDEN)))
+			if (!(d->flags & (OPT_NOPARAM | OPT_HIDDEN)) &&
+			    !((d->flags & OPT_PARAM_ON) &&
+			      !*(const bool *)opt_ptr(d, sets[i].base)))
 				json_object_set_new(params, d->name,
 					param_value(d, sets[i].base));
 	placement_params(r, params);
@@ -319,15 +321,19 @@ json_t *result_doc(const struct rl_run *r, const char *status,
 	for (i = 0; r->workers && i < nops(r); i++) {
 		if (r->ops_off & (1u << i))
 			continue;
+		json_t *op, *kinds = op_kinds_json(r, i);
+
 		merge_op(r, i, s);
-		json_array_append_new(ops, json_pack(
-			"{s:s, s:I, s:i, s:f, s:f, s:o}",
+		op = json_pack("{s:s, s:I, s:i, s:f, s:f, s:o}",
 			"name", r->wl->ops[i].name,
 			"count", (json_int_t)s->count,
 			"threads", (int)op_threads(r, i),
 			"ops_per_s", s->count / t,
 			"bytes_per_s", r->wl->ops[i].io ? s->bytes / t : 0.0,
-			"lat_ns", lat_json(&s->h)));
+			"lat_ns", lat_json(&s->h));
+		if (kinds)
+			json_object_set_new(op, "kinds", kinds);
+		json_array_append_new(ops, op);
 	}
 	free(s);
 	for (i = 0; r->workers && i < ncounters(r); i++)
@@ -376,6 +382,7 @@ static void print_summary(const struct rl_run *r)
 		       hist_percentile(&s->h, 50) / 1e3,
 		       hist_percentile(&s->h, 99) / 1e3,
 		       hist_percentile(&s->h, 99.9) / 1e3, s->h.max / 1e3);
+		print_kinds(r, i);
 	}
 	free(s);
 	for (i = 0; i < ncounters(r); i++)

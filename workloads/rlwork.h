@@ -25,6 +25,7 @@
 #define RL_PAGE		4096u	/* unit of the oracle's tags, not PAGE_SIZE */
 #define RL_MAX_OPS	8
 #define RL_MAX_COUNTERS	8
+#define RL_MAX_KINDS	4	/* what one op did: workload_ops.kinds, r->kinds */
 
 #define READ_ONCE(x)	(*(const volatile __typeof__(x) *)&(x))
 #define WRITE_ONCE(x, v) (*(volatile __typeof__(x) *)&(x) = (v))
@@ -89,6 +90,14 @@ struct workload_ops {
 	size_t opts_size;
 	const char *defaults;		/* overrides of common defaults */
 	const struct op_decl *ops;	/* NULL-terminated, index = op id */
+	/*
+	 * What an op can have done, e.g. a punch over data or over a hole:
+	 * RL_MAX_OPS entries, index = op id, each NULL (one kind only) or a
+	 * NULL-terminated list of at most RL_MAX_KINDS names. Each op is
+	 * counted under exactly one, so a rate change can be split into a
+	 * change of the mix and a change of each kind's cost.
+	 */
+	const char *const *const *kinds;
 	const struct counter_decl *counters;	/* NULL-terminated */
 	unsigned int flags;
 	/* option consistency; -1 and a message in err for bad input */
@@ -99,6 +108,12 @@ struct workload_ops {
 	 * every iteration of a point reports the same metrics.
 	 */
 	unsigned int (*unused_ops)(const struct rl_run *r);
+	/*
+	 * The kinds these options count, a table like kinds, when they are
+	 * not kinds (a probe option that counts other ones, or none); kinds
+	 * stays what --help lists.
+	 */
+	const char *const *const *(*run_kinds)(const struct rl_run *r);
 	/* sets r->nthreads (and r->bufsize); returns an exit code */
 	int (*setup)(struct rl_run *r);
 	void (*thread)(struct worker *w);
@@ -108,6 +123,8 @@ struct workload_ops {
 struct op_stats {
 	uint64_t count;
 	uint64_t bytes;
+	uint64_t kind_count[RL_MAX_KINDS];	/* sums to count, if kinded */
+	uint64_t kind_ns[RL_MAX_KINDS];		/* their timed ns */
 	struct hist h;
 } __attribute__((aligned(CACHELINE)));
 
@@ -153,6 +170,7 @@ struct rl_run {
 	void *priv;
 	unsigned int nthreads;
 	unsigned int ops_off;		/* bit i: op i unused in this run */
+	const char *const *const *kinds;	/* this run's (run_kinds) */
 	FILE *info;			/* human-readable output */
 	unsigned int *cpus;		/* allowed CPUs at start-up, for --pin */
 	unsigned int ncpus;
@@ -195,6 +213,33 @@ static inline void rl_op_done(struct worker *w, unsigned int op, uint64_t t0,
 		s->bytes += bytes;
 		hist_add(&s->h, t1 - t0);
 	}
+}
+
+/*
+ * An op of a kind (an index into the op's list in r->kinds) that ended
+ * at t1: the count and the kind's count and time under one look at the
+ * phase, so the kinds always add up to the count. Kinded ops only.
+ */
+static inline void rl_op_record(struct worker *w, unsigned int op,
+				unsigned int kind, uint64_t t0, uint64_t t1,
+				uint64_t bytes)
+{
+	struct op_stats *s = &w->stats[op];
+
+	if (likely(READ_ONCE(w->run->phase) == PHASE_MEASURE)) {
+		s->count++;
+		s->bytes += bytes;
+		s->kind_count[kind]++;
+		s->kind_ns[kind] += t1 - t0;
+		hist_add(&s->h, t1 - t0);
+	}
+}
+
+static inline void rl_op_done_kind(struct worker *w, unsigned int op,
+				   unsigned int kind, uint64_t t0,
+				   uint64_t bytes)
+{
+	rl_op_record(w, op, kind, t0, rl_now(), bytes);
 }
 
 static inline void rl_count(struct worker *w, unsigned int counter)
@@ -288,6 +333,13 @@ struct json_t *result_doc(const struct rl_run *r, const char *status,
 int result_save(const char *path, struct json_t *doc, const char *who,
 		const struct rl_run *run);
 int report_write(struct rl_run *r);
+
+/* kinds.c: ops[].kinds of the result, and the summary's kinds lines */
+/* a table with more than RL_MAX_KINDS kinds for an op: abort (a bug) */
+void kinds_table_check(const struct workload_ops *wl,
+		       const char *const *const *kinds);
+struct json_t *op_kinds_json(const struct rl_run *r, unsigned int op);
+void print_kinds(const struct rl_run *r, unsigned int op);
 int report_point(struct rl_run *r);
 
 /*

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "oracle.h"
@@ -24,6 +25,7 @@ struct ts_opts {
 	uint64_t min_size;
 	uint64_t write_pct;
 	const char *roles;
+	bool probe_blocks;
 };
 
 enum { ROLE_READ, ROLE_WRITE, ROLE_FAULT, ROLE_DIO, ROLE_DIO_WRITE, NROLES };
@@ -55,7 +57,33 @@ static const struct opt_def ts_opts[] = {
 	{ .name = "roles", .type = OPT_STR, .off = O(roles), .def = "read,write,fault,dio",
 	  NORANGE,
 	  .help = "worker roles, comma separated from read,write,fault,dio,diowrite; --threads threads of each" },
+	{ .name = "probe-blocks", .type = OPT_BOOL, .off = O(probe_blocks), .def = "no",
+	  .flags = OPT_PARAM_ON,
+	  .help = "count each truncate as freed or empty from st_blocks before and after it: two fstat() a truncate, outside its timed window but in the run, so fewer truncates a second" },
 	OPT_END
+};
+
+/*
+ * What an op did (ops[].kinds).  A fault past EOF (SIGBUS) and a short
+ * read (past EOF, or a direct read's EIO: no data) do less than one that
+ * finds the page; the outcome is known when the op returns, so the count
+ * costs a comparison.  A truncate freed blocks or shrank over an empty
+ * range: only fstat() tells, so only with --probe-blocks.
+ */
+enum { K_MAPPED, K_PAST_EOF };
+enum { K_FULL, K_SHORT };
+enum { K_FREED, K_EMPTY };
+static const char *const fault_kinds[] = { "mapped", "past_eof", NULL };
+static const char *const read_kinds[] = { "full", "short", NULL };
+static const char *const truncate_kinds[] = { "freed", "empty", NULL };
+
+static const char *const *const ts_op_kinds[RL_MAX_OPS] = {
+	[OP_READ] = read_kinds, [OP_FAULT] = fault_kinds,
+	[OP_DIO_READ] = read_kinds,
+};
+static const char *const *const ts_op_kinds_probed[RL_MAX_OPS] = {
+	[OP_TRUNCATE] = truncate_kinds, [OP_READ] = read_kinds,
+	[OP_FAULT] = fault_kinds, [OP_DIO_READ] = read_kinds,
 };
 
 static const struct op_decl ts_ops[] = {
@@ -138,6 +166,20 @@ static unsigned int ts_unused_ops(const struct rl_run *r)
 	return off;
 }
 
+static const char *const *const *ts_run_kinds(const struct rl_run *r)
+{
+	const struct ts_opts *t = r->wopts;
+
+	return t->probe_blocks ? ts_op_kinds_probed : ts_op_kinds;
+}
+
+static uint64_t file_blocks(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) ? 0 : (uint64_t)st.st_blocks;
+}
+
 static uint64_t random_block(struct worker *w)
 {
 	return rl_rand_below(w, w->run->o.size / w->run->o.bs) * w->run->o.bs;
@@ -147,16 +189,26 @@ static void truncate_one(struct worker *w)
 {
 	struct rl_run *r = w->run;
 	const struct ts_opts *t = r->wopts;
-	uint64_t pages = (r->o.size - t->min_size) / RL_PAGE, newsize, t0;
+	uint64_t pages = (r->o.size - t->min_size) / RL_PAGE, newsize, t0, t1;
+	uint64_t blocks = 0;
 	int ret;
 
 	newsize = t->min_size + rl_rand_below(w, pages) * RL_PAGE;
 	if (r->oracle)
 		oracle_punch_begin(r->oracle, w->pn, newsize / RL_PAGE,
 				   (r->o.size - newsize) / RL_PAGE);
+	if (t->probe_blocks)
+		blocks = file_blocks(w->fd);
 	t0 = rl_now();
 	ret = ftruncate(w->fd, newsize);
-	rl_op_done(w, OP_TRUNCATE, t0, 0);
+	if (t->probe_blocks) {
+		/* the clock stops before the probe, as without it */
+		t1 = rl_now();
+		rl_op_record(w, OP_TRUNCATE, file_blocks(w->fd) < blocks ?
+			     K_FREED : K_EMPTY, t0, t1, 0);
+	} else {
+		rl_op_done(w, OP_TRUNCATE, t0, 0);
+	}
 	if (r->oracle)
 		oracle_punch_end(r->oracle, w->pn);
 	t0 = rl_now();
@@ -177,7 +229,8 @@ static void read_one(struct worker *w, int fd, unsigned int op,
 		oracle_read_begin(r->oracle, w->rd, off / RL_PAGE, bs / RL_PAGE);
 	t0 = rl_now();
 	ret = pread(fd, w->buf, bs, off);
-	rl_op_done(w, op, t0, ret > 0 ? ret : 0);
+	rl_op_done_kind(w, op, ret < (ssize_t)bs ? K_SHORT : K_FULL, t0,
+			ret > 0 ? ret : 0);
 	/*
 	 * 6.12's ext4 reports a delayed-allocation extent to iomap, which
 	 * fails a direct read of it with EIO ("Direct I/O collision with
@@ -246,7 +299,7 @@ static void fault_one(struct worker *w)
 	if (sigsetjmp(jb, 0)) {
 		/* past EOF: nothing was read; a write did not complete */
 		fault_jmp = NULL;
-		rl_op_done(w, OP_FAULT, t0, 0);
+		rl_op_done_kind(w, OP_FAULT, K_PAST_EOF, t0, 0);
 		rl_count(w, C_SIGBUS);
 		if (o && write)
 			oracle_write_end(o, page, 1, gen, false);
@@ -259,7 +312,7 @@ static void fault_one(struct worker *w)
 		memcpy(tmp, addr, RL_PAGE);
 	fault_jmp = NULL;
 	madvise(addr, RL_PAGE, MADV_DONTNEED);
-	rl_op_done(w, OP_FAULT, t0, RL_PAGE);
+	rl_op_done_kind(w, OP_FAULT, K_MAPPED, t0, RL_PAGE);
 	if (o && write)
 		oracle_write_end(o, page, 1, gen, true);
 	else if (o)
@@ -354,10 +407,12 @@ WORKLOAD(wl_truncate_storm) = {
 	.opts_size = sizeof(struct ts_opts),
 	.defaults = "bs=4k",
 	.ops = ts_ops,
+	.kinds = ts_op_kinds,
 	.counters = ts_counters,
 	.flags = WL_DIRECT,
 	.check = ts_check,
 	.unused_ops = ts_unused_ops,
+	.run_kinds = ts_run_kinds,
 	.setup = ts_setup,
 	.thread = ts_thread,
 	.teardown = ts_teardown,

@@ -113,7 +113,10 @@ int stat_welch_floor(const double *a, int na, const double *b, int nb,
 /*
  * The same with each side's sample variance moderated by @prior (NULL:
  * none, see prior.c) before its floor applies; the Welch-Satterthwaite
- * degrees of freedom then use each side's moderated ones.
+ * degrees of freedom then use each side's moderated ones. With a prior
+ * two values a side test (cost mode's two boots): the prior carries the
+ * degrees of freedom one difference lacks, and without moderation
+ * (d0 = 0) the test keeps its own single one, and says so in its width.
  */
 int stat_welch_prior(const double *a, int na, const double *b, int nb,
 		     double floor_a, double floor_b, double alpha,
@@ -123,7 +126,7 @@ int stat_welch_prior(const double *a, int na, const double *b, int nb,
 
 	memset(w, 0, sizeof(*w));
 	w->p = w->p_less = w->p_greater = NAN;
-	if (na < 3 || nb < 3)
+	if (na < (prior ? 2 : 3) || nb < (prior ? 2 : 3))
 		return -1;
 	ma = gsl_stats_mean(a, 1, na);
 	mb = gsl_stats_mean(b, 1, nb);

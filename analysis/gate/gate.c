@@ -328,6 +328,16 @@ static void cost_prior(const struct gated_metric *it, int m, struct var_prior *p
 	free(df);
 }
 
+/*
+ * Boots a side for a test: cost mode's insn/op is moderated by the prior
+ * fitted over the run's cells (cost_prior), so two boots a side test;
+ * everything else needs three.
+ */
+int gate_min_boots(const struct gated_metric *x)
+{
+	return is_cost(x) && x->fam == FAM_PRIMARY ? 2 : 3;
+}
+
 /* it[].ga, gb, mi set by the caller; fills in everything else. */
 void gate_run(const struct gate *gt, struct gated_metric *it, int m)
 {
@@ -339,8 +349,8 @@ void gate_run(const struct gate *gt, struct gated_metric *it, int m)
 		it[i].suit = suitability(&it[i]);
 		if (it[i].suit)
 			it[i].fam = FAM_OTHER;
-		if (it[i].ga->m[it[i].mi].nvals >= 3 &&
-		    it[i].gb->m[it[i].mi].nvals >= 3)
+		if (it[i].ga->m[it[i].mi].nvals >= gate_min_boots(&it[i]) &&
+		    it[i].gb->m[it[i].mi].nvals >= gate_min_boots(&it[i]))
 			size[it[i].fam]++;
 	}
 	cost_prior(it, m, &prior);

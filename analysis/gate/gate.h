@@ -24,7 +24,8 @@
 struct comparison {
 	const struct cell_metric *a, *b;
 	struct welch w;
-	bool valid;		/* a test was made: >= 3 values a side */
+	bool valid;		/* a test was made: >= 3 values a side (2 in
+				 * cost mode, gate_min_boots) */
 	bool logscale;
 	double va, vb;		/* geometric or arithmetic means */
 	double pct;		/* change of vb against va, %; NaN if va = 0 */
@@ -88,6 +89,8 @@ struct gated_metric {		/* one metric of a candidate's cell, gated */
 };
 
 const char *unsuited_why(const struct gated_metric *x, char *buf, size_t len);
+/* boots a side the test of x needs: 2 for cost mode's insn/op, else 3 */
+int gate_min_boots(const struct gated_metric *x);
 void gate_init(struct gate *gt);
 int metric_family(const struct point *p, int mi);
 const char *family_name(int fam);

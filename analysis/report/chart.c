@@ -458,6 +458,9 @@ const struct chart_kind chart_kinds[] = {
 	  .what = "p50/p99/p99.9 per point and op, by variant" },
 	{ .name = "cdf", .make = cdf_charts,
 	  .what = "latency CDF per point, by variant" },
+	{ .name = "prof", .make = chart_profile,
+	  .what = "insn/op by function per cost point and variant (runs with PROFILE=insn)",
+	  .heading = "Where the instructions go (cost mode, instruction profile)" },
 	{ .name = NULL },
 };
 

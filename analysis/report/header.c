@@ -5,6 +5,7 @@
  * ITERATIONS=auto stopped.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/report.h"
@@ -194,4 +195,63 @@ const char *report_auto_stop(const struct run *r, char *buf, size_t len)
 	else
 		return NULL;
 	return buf;
+}
+
+/* text from column 13 on, its words wrapped before column 80 */
+static void put_wrapped(FILE *f, const char *lead, const char *text)
+{
+	char *copy = xstrdup(text), *save = NULL, *w;
+	int col = fprintf(f, "%s", lead);
+
+	for (w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		if (col > 13 && col + 1 + (int)strlen(w) > 79)
+			col = fprintf(f, "\n%13s", "") - 1;
+		col += fprintf(f, "%s%s", col > 13 ? " " : "", w);
+	}
+	fputc('\n', f);
+	free(copy);
+}
+
+/*
+ * MODE=auto's choice, one sentence (meta.json "auto", rlstat plan
+ * create): which mode answered which points, why, and how to ask for
+ * another. false for a run that asked for its mode.
+ */
+bool report_auto_mode(FILE *f, const struct run *r)
+{
+	json_t *a = json_object_get(r->meta, "auto"), *v;
+	const char *why = json_string_value(json_object_get(a, "why")), *k;
+	bool kvm = json_is_true(json_object_get(a, "kvm"));
+	int ncost = 0, nother = 0;
+	char *text;
+
+	if (!json_is_object(a))
+		return false;
+	json_object_foreach(json_object_get(a, "points"), k, v) {
+		ncost += !strcmp(json_string_value(v) ?: "", "cost");
+		nother += !!strcmp(json_string_value(v) ?: "", "both");
+	}
+	nother -= ncost;
+	if (!ncost && !nother)
+		text = xasprintf("auto: both modes for every point, time on KVM "
+				 "and cost on TCG, as KVM runs guests here (%s); "
+				 "MODE=time|cost|both asks for one", why ?: "?");
+	else
+		text = xasprintf("auto: cost mode for the %d single-role "
+				 "point%s, time mode%s for the %d others, as %s "
+				 "(%s); MODE=time|cost|both asks for another",
+				 ncost, ncost == 1 ? "" : "s", kvm ? "" :
+				 " under TCG", nother, kvm ? "KVM runs guests "
+				 "here" : "no KVM runs guests here", why ?: "?");
+	put_wrapped(f, "Mode:        ", text);
+	free(text);
+	return true;
+}
+
+/* the time section of an auto run without KVM: what its figures can show */
+bool report_auto_tcg(const struct run *r)
+{
+	json_t *a = json_object_get(r->meta, "auto");
+
+	return json_is_object(a) && !json_is_true(json_object_get(a, "kvm"));
 }

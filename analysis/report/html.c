@@ -223,7 +223,12 @@ int report_html(FILE *f, const struct gated_run *x, const struct chart *charts,
 	if (r->nvariants > 1)
 		verdict_html(f, x);
 	for (k = chart_kinds; ncharts && k->name; k++) {
-		if (!k->heading)
+		int i;
+
+		/* a kind with nothing to draw here (no profiles) gets no heading */
+		for (i = 0; i < ncharts && charts[i].kind != k; i++)
+			;
+		if (!k->heading || i == ncharts)
 			continue;
 		fputs("<h2>", f);
 		html_esc(f, k->heading);
@@ -233,6 +238,8 @@ int report_html(FILE *f, const struct gated_run *x, const struct chart *charts,
 	fputs("<h2>Comparison (report.txt)</h2>\n<pre>", f);
 	html_esc(f, txt);
 	fputs("</pre>\n", f);
+	if (r->nvariants > 1)
+		report_explain_html(f, x);
 	for (pt = 0; pt < r->npoints; pt++) {
 		const struct point *p = r->points[pt];
 		bool cost = !strcmp(p->mode, "cost");

@@ -188,9 +188,10 @@ static void header(FILE *f, const struct gated_run *x)
 		modes |= strcmp(r->points[k]->mode, "cost") ? 1 : 2;
 	report_features(f, r, x->base);
 	report_meta_lines(f, r);
-	fprintf(f, "Mode:        %s\n", modes == 3 ? "time and cost (separate "
-		"sections, never compared)" : modes == 2 ?
-		"cost (insn/op from QEMU icount)" : "time (wall clock)");
+	if (!report_auto_mode(f, r))
+		fprintf(f, "Mode:        %s\n", modes == 3 ? "time and cost "
+			"(separate sections, never compared)" : modes == 2 ?
+			"cost (insn/op from QEMU icount)" : "time (wall clock)");
 	if (lo == hi)
 		fprintf(f, "Iterations:  %d boots per point and variant\n", lo);
 	else
@@ -223,7 +224,8 @@ static void header(FILE *f, const struct gated_run *x)
 "CoeffVar is stddev / mean over boots. MDE: the regression found with\n"
 "80%% power at the level the gate uses for that metric (noncentral t);\n"
 "\">1000%%\": not even an elevenfold rise would show.\n"
-"\"not enough iter.\": fewer than 3 boots on a side, no test made.\n"
+"\"not enough iter.\": fewer than 3 boots on a side (2 for insn/op), no\n"
+"test made.\n"
 "FAILED k/n: k of n iterations failed; the point is not compared.\n",
 		r->variants[x->base], x->gt.alpha, x->gt.alpha *
 		x->gt.primary_share, x->gt.alpha * (1 - x->gt.primary_share),
@@ -274,6 +276,7 @@ int report_text(FILE *out, const struct gated_run *x)
 	if (!f)
 		return -1;
 	tables(f, x);
+	report_where(f, x);
 	if (fclose(f))
 		return -1;
 	rc = copy_trimmed(out, buf);
@@ -337,7 +340,13 @@ static void tables(FILE *f, const struct gated_run *x)
 
 			if (strcmp(p->mode, modes[md]))
 				continue;
-			if (!seen++)
+			if (!seen++ && !md && report_auto_tcg(r))
+				fputs("\n== Time mode under TCG: the contention "
+				      "points, wall clock ==\n"
+"No KVM here: TCG's wall clock carries the emulator's speed and the\n"
+"host's load. These figures are for structural effects (a lock that\n"
+"makes one role wait for another), not for small differences.\n", f);
+			else if (seen == 1)
 				fprintf(f, "\n== %s ==\n", md ?
 					"Cost mode: instructions per operation "
 					"(insn/op, lower is better)" :
@@ -363,5 +372,7 @@ static void tables(FILE *f, const struct gated_run *x)
 		if (seen && r->nvariants > 1)
 			gmean_rows(f, x, modes[md], o);
 	}
+	if (r->nvariants > 1)
+		report_explain_text(f, x);
 	free(o);
 }

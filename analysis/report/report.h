@@ -1,24 +1,42 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What a gated run looks like to a reader: report.txt (report.c, its
- * header in header.c, its verdict block in verdict.c), the text for a
- * mailing-list thread (thread.c), the summary table (summary.c), the charts (chart.c) and report.html (html.c).
+ * header in header.c, its verdict block in verdict.c, where the
+ * difference goes by function in where.c, what each difference is made
+ * of in explain.c), the text for a mailing-list thread (thread.c), the
+ * summary table (summary.c), the charts (chart.c) and report.html (html.c).
  */
 #ifndef RLSTAT_REPORT_H
 #define RLSTAT_REPORT_H
 
 #include "gate/gate.h"
+#include "profile/profile.h"
 
 /* ---- report.c ---- */
 
 int report_text(FILE *f, const struct gated_run *x);
 void put_point_line(FILE *f, const struct point *p);
 
+/* ---- where.c: where the difference goes (instruction profiles) ---- */
+
+void report_where(FILE *f, const struct gated_run *x);
+/* the run's profiles, read once; NULL: none, or *why they cannot be read */
+const struct prof_run *report_profiles(const struct run *r, const char **why);
+/* one pair at one point: the rows that moved most, the rest, the check */
+void report_where_table(FILE *f, const struct prof_point *b,
+			const struct prof_point *c, int top, bool moved_only);
+/* the mail's lines of variant v: the functions that moved most */
+void report_where_mail(FILE *f, const struct gated_run *x, int v);
+
 /* ---- header.c ---- */
 
 void report_meta_lines(FILE *f, const struct run *r);
 void report_features(FILE *f, const struct run *r, int base);
 const char *report_auto_stop(const struct run *r, char *buf, size_t len);
+/* MODE=auto's "Mode:" line; false (nothing printed) for another mode */
+bool report_auto_mode(FILE *f, const struct run *r);
+/* MODE=auto without KVM: its time points ran under TCG */
+bool report_auto_tcg(const struct run *r);
 
 /* ---- verdict.c ---- */
 
@@ -88,6 +106,36 @@ void chart_tic_add(struct chart_tics *t, const char *a, const char *b);
 void chart_tics_put(FILE *gp, struct chart_tics *t);
 /* chart-rel.c: every variant against the baseline across the matrix */
 void chart_relative(struct charts *c);
+/* chart-prof.c: insn/op by function per profiled point and variant */
+void chart_profile(struct charts *c);
+
+/* ---- explain.c: what each difference is made of ---- */
+
+enum cause { CAUSE_NONE, CAUSE_MIX, CAUSE_COST, CAUSE_UNDECIDED,
+	     CAUSE_UNCOUNTED };
+
+struct role_split {		/* one op, variant against baseline */
+	const char *op;
+	int nkinds;		/* 0: one kind, or none counted */
+	const char *kind[MIX_KINDS];
+	double share_b[MIX_KINDS], share_v[MIX_KINDS];	/* of the ops */
+	double cost_b[MIX_KINDS], cost_v[MIX_KINDS];	/* ns each, NaN: none */
+	/* logs of rate ratios: total = mix + res; hw_*: 95% half widths */
+	double total, mix, res, hw_total, hw_mix, hw_res;
+	int cause;		/* enum cause */
+	const char *why;	/* of an undecided or uncounted one */
+};
+
+void explain_split(const struct op_mix *b, int nb, const struct op_mix *v,
+		   int nv, bool kinded, struct role_split *s);
+bool explain_differs(const struct gated_run *x, const struct cell *g,
+		     const char **what, int *verdict);
+const char *explain_cause(const struct role_split *s);
+
+/* ---- explain-out.c: its section of report.txt and report.html ---- */
+
+void report_explain_text(FILE *f, const struct gated_run *x);
+void report_explain_html(FILE *f, const struct gated_run *x);
 
 /* ---- html.c ---- */
 

@@ -5,7 +5,9 @@
  * mmtests/lkp style (baseline and candidate means, their CoeffVar, the
  * change, the gate's word), time mode's rates and p99 apart from cost
  * mode's path-length rows (instructions per operation, as lkp's report
- * mails carry them), and the command that reproduces the run.
+ * mails carry them) with, for a run with instruction profiles, the
+ * functions where it moved most (where.c), and the command that
+ * reproduces the run.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -119,6 +121,8 @@ static bool section(FILE *f, const struct gated_run *x, int v,
 		}
 		row(f, it);
 	}
+	if (n && !strcmp(mode, "cost"))
+		report_where_mail(f, x, v);
 	if (n && !strcmp(mode, "time") && !strcmp(accel, "tcg"))
 		fputs("(under TCG: wall clock carries emulation speed and host "
 		      "load; read it\nfor structural effects, not small "

@@ -53,7 +53,7 @@ static void item_line(FILE *f, const struct gated_metric *it)
 	if (it->fam == FAM_ERROR)
 		fprintf(f, " error count\n");
 	else if (!it->c.valid)
-		fprintf(f, " < 3 boots\n");
+		fprintf(f, " < %d boots\n", gate_min_boots(it));
 	else if (it->c.logscale)
 		fprintf(f, " %+.1f%% [%+.1f, %+.1f]\n", it->c.pct,
 			it->c.ci_pct_lo, it->c.ci_pct_hi);

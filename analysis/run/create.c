@@ -65,13 +65,14 @@ static bool only(const char *s, const char *accept, size_t max)
 
 static void check_request(const struct plan_req *q)
 {
-	const char *m = q->mode ? q->mode : "time";
+	const char *m = q->mode && *q->mode ? q->mode : "auto";
 
 	if (q->accel && strcmp(q->accel, "auto") && strcmp(q->accel, "kvm") &&
 	    strcmp(q->accel, "tcg"))
 		die_input("ACCEL='%s' is not one of auto, kvm, tcg", q->accel);
-	if (strcmp(m, "time") && strcmp(m, "cost") && strcmp(m, "both"))
-		die_input("MODE='%s' is not one of time, cost, both", m);
+	if (strcmp(m, "auto") && strcmp(m, "time") && strcmp(m, "cost") &&
+	    strcmp(m, "both"))
+		die_input("MODE='%s' is not one of auto, time, cost, both", m);
 	if (q->iterations && *q->iterations && strcmp(q->iterations, "auto") &&
 	    (!only(q->iterations, "0123456789", 2) || q->iterations[0] == '0'))
 		die_input("ITERATIONS='%s' is not auto or a whole number from "
@@ -210,17 +211,24 @@ void plan_resolve(const struct plan_req *q, json_t *meta,
 		}
 	}
 	if (!s->mode || !*s->mode)
-		s->mode = set_or(mx, "mode", "time");
+		s->mode = set_or(mx, "mode", "auto");
+	if (!meta)
+		s->requested_mode = s->mode;
 	if (strstr(pad, " perf "))
 		die_input("%s: the perf monitor needs the workload on the host "
 			  "(KERNEL=host); guests have no perf", q->matrix);
 	flat = flatten(q->top, q->matrix, &ok);
+	/* a matrix that names virtio-blk has no cost mode (below) */
+	if (!meta && !strcmp(s->mode, "auto"))
+		plan_auto(q, mx, s, virtio_line(flat) > 0);
+	if (!s->modes)	/* a RESUME's, or a mode asked for */
+		s->modes = plan_modes(s->mode, meta);
 	/* ITERATIONS= wins, then the matrix's own `iterations` line */
 	if (!s->iterations) {
 		if (has_line(flat, "iterations"))
 			s->iterations = set_or(mx, "iterations", "");
-		else
-			s->iterations = strcmp(s->mode, "cost") ? "auto" : "3";
+		else	/* time: rounds while undecided; cost: 2, maybe 3 */
+			s->iterations = "auto";
 	}
 	v = set_or(mx, "max_iterations", "10");
 	s->max_iterations = atoi(v);
@@ -235,7 +243,7 @@ void plan_resolve(const struct plan_req *q, json_t *meta,
 	 * in host time and would make guest time depend on the host again.
 	 */
 	s->time_device = s->cost_device = set_or(mx, "device", "");
-	if (strcmp(s->mode, "time") && !strcmp(s->cost_device, "virtio-blk")) {
+	if (strstr(s->modes, "cost") && !strcmp(s->cost_device, "virtio-blk")) {
 		char *own = slurp(q->matrix);
 		int line = own ? virtio_line(own) : 0;
 		const char *why = "device virtio-blk cannot run in cost mode";
@@ -257,7 +265,7 @@ void plan_resolve(const struct plan_req *q, json_t *meta,
 		s->profile = q->profile;
 	else if (!s->profile)
 		s->profile = set_or(mx, "profile", "none");
-	if (strcmp(s->profile, "none") && !strcmp(s->mode, "time"))
+	if (strcmp(s->profile, "none") && !strstr(s->modes, "cost"))
 		die_input("%s%s: profile %s counts instructions in cost-mode "
 			  "boots; MODE is time (accepted: MODE=cost or both "
 			  "with a profile, or PROFILE=none)",
@@ -265,6 +273,7 @@ void plan_resolve(const struct plan_req *q, json_t *meta,
 			  q->profile && *q->profile ? s->profile : "",
 			  s->profile);
 	s->rounds = strcmp(s->iterations, "auto") ? atoi(s->iterations) : 3;
+	s->cost_rounds = strcmp(s->iterations, "auto") ? s->rounds : 2;
 	free(flat);
 	free(pad);
 	free(where);
@@ -272,9 +281,10 @@ void plan_resolve(const struct plan_req *q, json_t *meta,
 
 void plan_settings_print(FILE *f, const char *dir, const struct plan_set *s)
 {
-	fprintf(f, "run %s\nmode %s\niterations %s\nrounds %d\n"
-		"max_iterations %d\nbudget %s\n", dir, s->mode, s->iterations,
-		s->rounds, s->max_iterations, s->budget);
+	fprintf(f, "run %s\nmode %s\nmodes %s\niterations %s\nrounds %d\n"
+		"cost_rounds %d\nmax_iterations %d\nbudget %s\n", dir, s->mode,
+		s->modes, s->iterations, s->rounds, s->cost_rounds,
+		s->max_iterations, s->budget);
 	if (s->budget_s >= 0)
 		fprintf(f, "budget_s %ld\n", s->budget_s);
 	else
@@ -412,6 +422,7 @@ static char *default_name(const struct plan_req *q, const struct plan_set *s)
 	const char *b = strrchr(q->matrix, '/');
 	size_t n;
 	char *name, *vs = xstrdup(q->variants ? q->variants : ""), *t;
+	const char *m;
 
 	b = b ? b + 1 : q->matrix;
 	n = strlen(b);
@@ -421,9 +432,11 @@ static char *default_name(const struct plan_req *q, const struct plan_set *s)
 	for (t = vs; *t; t++)
 		if (*t == ' ')
 			*t = strchr(vs, '+') ? ',' : '+';
+	/* the default (auto) and time name no mode */
+	m = strcmp(s->requested_mode, "auto") && strcmp(s->requested_mode,
+		"time") ? s->requested_mode : NULL;
 	name = xasprintf("%.*s-%s%s%s%s", (int)n, b, vs,
-			 s->debug ? "-debug" : "", strcmp(s->mode, "time") ?
-			 "-" : "", strcmp(s->mode, "time") ? s->mode : "");
+			 s->debug ? "-debug" : "", m ? "-" : "", m ? m : "");
 	free(vs);
 	return name;
 }
@@ -471,7 +484,7 @@ static json_t *qemu_meta(const struct plan_req *q, const struct plan_set *s,
 								  "matrix")));
 		rerun = json_string(below(q->rerun_of, q->top));
 	}
-	if (strcmp(s->mode, "time")) {
+	if (strstr(s->modes, "cost")) {
 		const char *mem = set_or(q->mx, "mem_mb", "0");
 		long mb = atol(mem) / 2 < 1024 ? atol(mem) / 2 : 1024;
 		char *qa = xasprintf("-accel tcg -icount shift=0,sleep=off,"
@@ -496,6 +509,8 @@ static json_t *qemu_meta(const struct plan_req *q, const struct plan_set *s,
 	json_object_set_new(m, "accel_requested", json_string(s->accel));
 	json_object_set_new(m, "debug", json_boolean(s->debug));
 	json_object_set_new(m, "mode", json_string(s->mode));
+	if (s->auto_meta)	/* MODE=auto: why, and each point's mode */
+		json_object_set(m, "auto", s->auto_meta);
 	json_object_set_new(m, "iterations", num_or_str(s->iterations));
 	json_object_set_new(m, "max_iterations",
 			    json_integer(s->max_iterations));
@@ -509,7 +524,7 @@ static json_t *qemu_meta(const struct plan_req *q, const struct plan_set *s,
 	json_object_set_new(m, "cost", cost);
 	json_object_set_new(m, "requested", json_pack("{s:s, s:s, s:s, s:o, "
 			    "s:o, s:o}", "kernel", q->kernel ? q->kernel : "",
-			    "baseline", s->baseline, "mode", s->mode,
+			    "baseline", s->baseline, "mode", s->requested_mode,
 			    "iterations", num_or_str(s->iterations), "budget",
 			    q->budget && *q->budget ? json_string(q->budget) :
 			    json_null(), "profile", q->profile && *q->profile ?

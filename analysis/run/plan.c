@@ -6,7 +6,10 @@
  * round runs the one before it backwards (ABBA), so a drift of the host
  * over a round falls on every variant alike. ITERATIONS=auto adds rounds
  * of time boots for the points still undecided, while max_iterations and
- * the time budget allow, and meta.json's auto_stop says why they ended.
+ * the time budget allow, and meta.json's auto_stop says why they ended;
+ * in cost mode it runs two boots, and a third of the points whose two
+ * differ (plan_confirm_round). Under MODE=auto a boot runs the points
+ * of its mode (meta.json's auto.points).
  */
 #include <errno.h>
 #include <math.h>
@@ -79,23 +82,30 @@ void plan_meta_write(const char *dir, json_t *meta)
 	stage_commit(st);
 }
 
-int plan_first_rounds(json_t *meta, int rounds, char **units, int n)
+int plan_first_rounds(json_t *meta, int rounds, int cost_rounds,
+		      char **units, int n)
 {
 	json_t *order = json_object_get(meta, "boot_order");
 	char **prev = NULL;
-	int r;
+	int r, last = rounds > cost_rounds ? rounds : cost_rounds, i, k;
+	int nprev = 0;
 
 	if (json_array_size(order))
 		return 0;	/* a RESUME keeps the order it recorded */
 	order = json_array();
-	for (r = 1; r <= rounds; r++) {
+	for (r = 1; r <= last; r++) {
 		char **u = xcalloc(n + 1, sizeof(*u));
 
-		memcpy(u, units, n * sizeof(*u));
-		order_units(u, n, meta_seed(meta), r, prev, n);
-		add_round(order, r, u, n, json_null());
+		/* a round past a mode's own count leaves its units out */
+		for (i = 0, k = 0; i < n; i++)
+			if (r <= (strstr(units[i], ":cost") ? cost_rounds :
+				  rounds))
+				u[k++] = units[i];
+		order_units(u, k, meta_seed(meta), r, prev, nprev);
+		add_round(order, r, u, k, json_null());
 		free(prev);
 		prev = u;
+		nprev = k;
 	}
 	free(prev);
 	json_object_set_new(meta, "boot_order", order);
@@ -308,6 +318,60 @@ int plan_next_round(const char *dir, json_t *meta, char **names, int n,
 	return 1;
 }
 
+int plan_confirm_round(json_t *meta, char **names, int n, char *msg,
+		       size_t len)
+{
+	json_t *order = json_object_get(meta, "boot_order"), *b, *pts;
+	char **u = xcalloc(json_array_size(order) + 1, sizeof(*u));
+	char **prev = xcalloc(json_array_size(order) + 1, sizeof(*prev));
+	int k = 0, nu = 0, nprev = 0, i;
+	size_t j;
+
+	json_array_foreach(order, j, b) {
+		int it = json_integer_value(json_object_get(b, "iteration"));
+
+		if (strcmp(json_string_value(json_object_get(b, "mode")),
+			   "cost"))
+			continue;
+		k = it > k ? it : k;
+	}
+	json_array_foreach(order, j, b) {
+		const char *v = json_string_value(json_object_get(b,
+							       "variant"));
+		char *unit;
+
+		if (strcmp(json_string_value(json_object_get(b, "mode")),
+			   "cost"))
+			continue;
+		unit = xasprintf("%s:cost", v);
+		if (json_integer_value(json_object_get(b, "iteration")) == k)
+			prev[nprev++] = unit;
+		if (!listed(unit, u, nu))
+			u[nu++] = unit;
+	}
+	if (!n || k != 2) {
+		snprintf(msg, len, !n ? "cost: the two boots of every variant "
+			 "agree on every suited point" : "cost: %d boots "
+			 "ran; a third is added only after two", k);
+		free(u);
+		free(prev);
+		return 0;
+	}
+	order_units(u, nu, meta_seed(meta), k + 1, prev, nprev);
+	pts = json_array();
+	for (i = 0; i < n; i++)
+		json_array_append_new(pts, json_string(names[i]));
+	add_round(order, k + 1, u, nu, pts);
+	json_decref(pts);
+	i = snprintf(msg, len, "cost: a third boot for %d point(s) whose two "
+		     "boots differ:", n);
+	for (j = 0; j < (size_t)n && i > 0 && (size_t)i < len; j++)
+		i += snprintf(msg + i, len - i, " %s", names[j]);
+	free(u);
+	free(prev);
+	return 1;
+}
+
 void plan_list(FILE *f, json_t *meta)
 {
 	json_t *b, *p;
@@ -383,10 +447,13 @@ void plan_boot_lines(FILE *f, json_t *meta, const struct matrix_out *mx,
 		       atol(matrix_set(mx, "ramp") ?: "0")) * 3 + 60;
 	for (i = 0; i < mx->npoints; i++) {
 		const char *p = mx->points[i], *sp = strchr(p, ' ');
-		const char *args = sp ? sp + 1 : p;
+		const char *args = sp ? sp + 1 : p, *pm;
 		char *id = sp ? xasprintf("%.*s", (int)(sp - p), p) : xstrdup(p);
 
-		if (nsel && !listed(id, sel, nsel)) {
+		/* all points: those whose mode (MODE=auto) this boot's is */
+		pm = meta_point_mode(meta, id);
+		if (nsel ? !listed(id, sel, nsel) :
+		    strcmp(pm, "both") && strcmp(pm, mode)) {
 			free(id);
 			continue;
 		}

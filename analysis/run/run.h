@@ -6,7 +6,8 @@
  * (validate.c), meta.json checked against rlbench-meta/1 (meta.c), the
  * variants in kernels/variants' order (order.c) and cost mode's insn/op
  * derived from its rates (prep.c), and the boots a run still has to run
- * (plan.c). What rlstat accepts is listed in
+ * (plan.c), and what each op did and how long the point waited for the
+ * lock (mix.c). What rlstat accepts is listed in
  * docs/rlstat-input.md; everything else is exit 2 with the file and the
  * reason. Nothing here gates or prints a report.
  */
@@ -123,6 +124,29 @@ bool name_ok(const char *s, const char *extra);
 void docs_same_names(const char *path, json_t *doc, const char *refpath,
 		     json_t *ref);
 
+/* ---- mix.c: what each op did (ops[].kinds), the point's lock waits ---- */
+
+#define MIX_KINDS	8
+struct op_mix {			/* one op of a cell, per passing boot */
+	char *op;
+	int nkinds;		/* 0: no kinds (older results, one kind) */
+	char *kind[MIX_KINDS];
+	double *count, *ns;	/* [boot * nkinds + kind]: ops, timed ns */
+	double *ops;		/* [boot]: the op's count */
+	double *cycle_ns;	/* [boot]: ns per op and thread issuing it */
+};
+struct cell_mix {
+	int nops, nboots;
+	struct op_mix *op;
+	bool waits;		/* every boot has the mapping_lock monitor */
+	double *contended, *wait_ns;	/* [boot], the whole point's */
+};
+/* NULL when kinds is absent or valid, else why not (validate.c) */
+const char *kinds_check(const char *op, json_t *kinds, json_t *count);
+struct cell_mix *cell_mix_load(const struct run *r, const struct cell *c);
+const struct op_mix *cell_mix_op(const struct cell_mix *m, const char *op);
+void cell_mix_free(struct cell_mix *m);
+
 /* ---- meta.c ---- */
 
 void meta_check(const char *path, json_t *meta);
@@ -145,10 +169,12 @@ struct matrix_out;
 /* meta.json of dir replaced, whole or not at all */
 void plan_meta_write(const char *dir, json_t *meta);
 /*
- * Rounds 1..rounds of units ("variant:mode"), unless boot_order has boots
+ * Rounds 1..rounds of units ("variant:mode"; cost units 1..cost_rounds),
+ * unless boot_order has boots
  * already (a RESUME): 1 when it wrote them, 0 when not.
  */
-int plan_first_rounds(json_t *meta, int rounds, char **units, int n);
+int plan_first_rounds(json_t *meta, int rounds, int cost_rounds,
+		      char **units, int n);
 /*
  * ITERATIONS=auto: the next round of time boots for the points names
  * (undecided), or none: 1 a round added to boot_order, 0 none, with
@@ -156,6 +182,13 @@ int plan_first_rounds(json_t *meta, int rounds, char **units, int n);
  */
 int plan_next_round(const char *dir, json_t *meta, char **names, int n,
 		    char *msg, size_t len);
+/*
+ * Cost mode's ITERATIONS=auto: a third cost boot of every cost variant
+ * for the points names (their two boots differ), unless one ran: 1 a
+ * round added, 0 none; msg says which.
+ */
+int plan_confirm_round(json_t *meta, char **names, int n, char *msg,
+		       size_t len);
 /* the boots, one a line: mode variant iteration points (a,b or -) */
 void plan_list(FILE *f, json_t *meta);
 /*
@@ -206,15 +239,21 @@ struct plan_req {
 	int nfeatures;
 	/* lava: what the job files recorded */
 	const char *matrix_sha, *commit;
+	/* MODE=auto: does KVM run a guest here (yes, no), and why */
+	const char *kvm, *kvm_why;
 };
 
 /* What the run goes by, printed for the runner as `key value` lines. */
 struct plan_set {
 	const char *mode, *iterations, *budget, *accel, *baseline, *profile;
 	const char *time_device, *cost_device, *cost_cpus, *variants;
+	const char *requested_mode;	/* MODE= as asked: auto, time, ... */
+	const char *modes;	/* the units' modes: "cost time", "cost" ... */
+	json_t *auto_meta;	/* MODE=auto: meta.json's "auto", else NULL */
 	long budget_s;		/* -1: none */
 	long seed;
 	int max_iterations, rounds;
+	int cost_rounds;	/* ITERATIONS=auto: 2, a third where they differ */
 	bool debug;
 };
 
@@ -248,5 +287,22 @@ void plan_end(json_t *meta);
 char *plan_meta_variants(json_t *meta);
 /* what `make rerun` repeats: runners/run's arguments, one a line */
 void plan_rerun_args(FILE *f, const char *dir, json_t *meta);
+
+/* ---- auto.c: MODE=auto, each point in the mode this host answers ---- */
+
+/* threads of a point's resolved params that play different roles */
+int point_roles(json_t *params);
+/*
+ * MODE=auto resolved: both where KVM runs a guest, else cost mode for
+ * the single-role points and time mode for the rest (time_only: every
+ * point in time mode, the matrix's device has none); s->auto_meta holds
+ * meta.json's "auto" (why, and each point's mode).
+ */
+void plan_auto(const struct plan_req *q, const struct matrix_out *mx,
+	       struct plan_set *s, bool time_only);
+/* the modes a run's units boot in: "cost time", "cost" or "time" */
+const char *plan_modes(const char *mode, json_t *meta);
+/* meta.json's mode of a point: "time", "cost" or "both" */
+const char *meta_point_mode(json_t *meta, const char *label);
 
 #endif

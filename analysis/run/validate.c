@@ -157,7 +157,7 @@ static const char *check_lat(const char *name, json_t *lat)
 static const char *check_op(json_t *op, double runtime, json_t *workers)
 {
 	json_t *lat;
-	const char *name;
+	const char *name, *s;
 	double rate, count, t = runtime > 0 ? runtime : 1;
 
 	if (!json_is_object(op))
@@ -193,9 +193,10 @@ static const char *check_op(json_t *op, double runtime, json_t *workers)
 			   "more than 2^64 bytes", name, json_number_value(
 			   json_object_get(op, "bytes_per_s")), t);
 	lat = json_object_get(op, "lat_ns");
-	if (!lat)
-		return NULL;
-	return check_lat(name, lat);
+	if (lat && (s = check_lat(name, lat)))
+		return s;
+	return kinds_check(name, json_object_get(op, "kinds"),
+			   json_object_get(op, "count"));
 }
 
 /*

@@ -38,14 +38,27 @@ struct opts {
 	int effect_point;		/* -1: effects at every point */
 	int sequential;			/* > 0: meta says iterations auto */
 	double *boot[2];		/* [mode][variant * iterations + it] */
+	int mix[MAXV];			/* enum mix_model of each variant */
+	bool waits;			/* mapping_lock monitor files */
 };
+
+/*
+ * --mix: every op has two kinds, hole and data, a hole 4 times the cost;
+ * a variant of MIX_SHARE runs more holes at the same cost per kind, one
+ * of MIX_COST the same mix at a higher cost per kind: the same rate
+ * change (-32.7%) made of different things, for the explanation.
+ */
+enum mix_model { MIX_NONE, MIX_SAME, MIX_SHARE, MIX_COST };
+#define MIX_OVERHEAD_NS	5000.0	/* untimed, per op */
+static const double mix_cost_ns[2] = { 80000, 20000 };	/* hole, data */
 
 static const char usage[] =
 "usage: rlsynth <dir> [--seed N] [--variants a,b] [--threads 1,2]\n"
 "               [--iterations N] [--noise CV] [--effect VARIANT=PCT]...\n"
 "               [--samples N] [--fail VARIANT:POINT:ITER] [--name NAME]\n"
 "               [--boot-noise CV] [--mode time|cost|both] [--cost-noise CV]\n"
-"               [--effect-point N] [--sequential MAX]\n";
+"               [--effect-point N] [--sequential MAX]\n"
+"               [--mix VARIANT=mix|cost]... [--waits]\n";
 
 static void split_list(char *s, char **out, int max, int *n)
 {
@@ -80,6 +93,10 @@ static void parse(int argc, char **argv, struct opts *o)
 
 		if (a[0] != '-') {
 			o->dir = a;
+			continue;
+		}
+		if (!strcmp(a, "--waits")) {
+			o->waits = true;
 			continue;
 		}
 		if (!v)
@@ -120,7 +137,19 @@ static void parse(int argc, char **argv, struct opts *o)
 					  "both", v);
 			o->mode = v;
 		}
-		else if (!strcmp(a, "--effect") && (eq = strchr(v, '='))) {
+		else if (!strcmp(a, "--mix") && (eq = strchr(v, '='))) {
+			if (strcmp(eq + 1, "mix") && strcmp(eq + 1, "cost"))
+				die_input("--mix %s: accepted are VARIANT=mix, "
+					  "VARIANT=cost", v);
+			for (k = 0; k < o->nvariants; k++) {
+				if (!o->mix[k])
+					o->mix[k] = MIX_SAME;
+				if (!strncmp(o->variants[k], v, eq - v) &&
+				    !o->variants[k][eq - v])
+					o->mix[k] = eq[1] == 'm' ? MIX_SHARE :
+								   MIX_COST;
+			}
+		} else if (!strcmp(a, "--effect") && (eq = strchr(v, '='))) {
 			for (k = 0; k < o->nvariants; k++)
 				if (!strncmp(o->variants[k], v, eq - v) &&
 				    !o->variants[k][eq - v])
@@ -192,6 +221,38 @@ static json_t *metrics_json(void)
 	return m;
 }
 
+/* the model's share of holes and cost factor per kind, of a variant */
+static void mix_model(int model, double *hole_share, double *cost_mult)
+{
+	*hole_share = model == MIX_SHARE ? 0.5 : 0.2;
+	*cost_mult = model == MIX_COST ? 1.5625 : 1;
+}
+
+static double mix_cycle_ns(int model)
+{
+	double sh, cm;
+
+	mix_model(model, &sh, &cm);
+	return MIX_OVERHEAD_NS + cm * (sh * mix_cost_ns[0] +
+				       (1 - sh) * mix_cost_ns[1]);
+}
+
+/* ops[].kinds of count ops whose cycle (per op and thread) is cycle_ns */
+static json_t *mix_kinds(int model, double count, double cycle_ns)
+{
+	double sh, cm, holes, f;
+
+	mix_model(model, &sh, &cm);
+	holes = round(count * sh);
+	/* the model scaled to the op's rate: its noise falls on all alike */
+	f = cycle_ns / mix_cycle_ns(model);
+	return json_pack("{s:{s:I,s:I},s:{s:I,s:I}}",
+		"hole", "count", (json_int_t)holes, "time_ns",
+		(json_int_t)(holes * mix_cost_ns[0] * cm * f),
+		"data", "count", (json_int_t)(count - holes), "time_ns",
+		(json_int_t)((count - holes) * mix_cost_ns[1] * cm * f));
+}
+
 /* Per-thread op rates of the model, and instructions per op in cost mode. */
 static const double per_thread[] = { 21000, 9000 };
 static const double insn_per_op[] = { 52000, 118000 };
@@ -204,7 +265,7 @@ static json_t *result(const struct opts *o, gsl_rng *rng, int v, int t,
 			    o->effect[v] / 100 : 0);
 	double boot = o->boot[cost][v * o->iterations + it - 1];
 	int th = o->threads[t];
-	json_t *j, *oa = json_array();
+	json_t *j, *op, *oa = json_array();
 	char rel[64];
 	int k;
 
@@ -212,7 +273,13 @@ static json_t *result(const struct opts *o, gsl_rng *rng, int v, int t,
 		/* more threads scale sub-linearly, as they do on 2 cpus */
 		double rate = per_thread[k] * th / (1 + 0.3 * (th - 1)) * scale *
 			      boot * (1 + gsl_ran_gaussian(rng, o->noise));
-		double med = 1e9 * th / rate * 0.8, count = rate * 10;
+		double med, count;
+
+		/* the work mix's model sets the rate: 1e9 / cycle a thread */
+		if (o->mix[v] && !cost)
+			rate *= mix_cycle_ns(MIX_SAME) / mix_cycle_ns(o->mix[v]);
+		med = 1e9 * th / rate * 0.8;
+		count = rate * 10;
 
 		if (cost) {
 			/*
@@ -226,10 +293,20 @@ static json_t *result(const struct opts *o, gsl_rng *rng, int v, int t,
 			rate = count / 10;
 			med = 1e9 * th / rate * 0.8;
 		}
-		json_array_append_new(oa, json_pack("{s:s,s:I,s:f,s:f,s:o}",
+		if (o->mix[v] && !cost) {	/* whole ops, as counted */
+			count = round(count);
+			rate = count / 10;
+		}
+		op = json_pack("{s:s,s:I,s:f,s:f,s:o}",
 			"name", ops[k], "count", (json_int_t)count,
 			"ops_per_s", rate, "bytes_per_s", rate * 4096,
-			"lat_ns", lat_json(rng, med, o->samples)));
+			"lat_ns", lat_json(rng, med, o->samples));
+		if (o->mix[v] && !cost) {
+			json_object_set_new(op, "threads", json_integer(th));
+			json_object_set_new(op, "kinds", mix_kinds(o->mix[v],
+					    count, 1e9 * th / rate));
+		}
+		json_array_append_new(oa, op);
 	}
 	snprintf(rel, sizeof(rel), "6.12.118-rl-%s", o->variants[v]);
 	j = json_pack("{s:s,s:s,s:{s:i,s:s,s:i},s:i,s:f,s:f,"
@@ -247,6 +324,8 @@ static json_t *result(const struct opts *o, gsl_rng *rng, int v, int t,
 		"metrics", metrics_json(),
 		"verify", "enabled", 1, "checked", 1000, "errors", 0,
 		"first_error", "status", "ok");
+	if (o->mix[v] && !cost)
+		json_object_set_new(j, "workers", json_integer(th));
 	if (o->mode)
 		json_object_set_new(json_object_get(j, "env"), "mode",
 				    json_string(cost ? "cost" : "time"));
@@ -353,6 +432,31 @@ static void write_meta(const struct opts *o)
 	json_decref(meta);
 }
 
+/*
+ * --waits: a -stats kernel's mapping_lock monitor (runners/collect's
+ * delta of /sys/kernel/debug/mapping_lock/stats) for a time result: a
+ * variant of --mix ...=cost waits eight times as often and twenty times
+ * as long as the others.
+ */
+static void write_waits(const struct opts *o, json_t *j, int v, int t,
+			int it)
+{
+	bool more = o->mix[v] == MIX_COST;
+	char *rel = xasprintf("%s/p%03d-dio-i%d.mapping_lock.json",
+			      o->variants[v], t, it);
+	char *p = xasprintf("%s/%s", o->dir, rel);
+
+	write_json(p, json_pack("{s:I,s:I,s:I,s:I}", "stats.acquisitions",
+		(json_int_t)400000, "stats.contended",
+		(json_int_t)(more ? 8000 : 1000), "stats.wait_ns_total",
+		(json_int_t)(more ? 200000000 : 10000000), "stats.wait_ns_max",
+		(json_int_t)2000000), JSON_COMPACT);
+	json_object_set_new(j, "monitors", json_pack("{s:s}", "mapping_lock",
+						     rel));
+	free(p);
+	free(rel);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -388,6 +492,8 @@ int main(int argc, char **argv)
 					if (o.fail && !strcmp(fv, o.variants[v]) &&
 					    fp == t && fi == it)
 						mark_failed(j);
+					if (o.waits && !m)
+						write_waits(&o, j, v, t, it);
 					p = xasprintf("%s/%s/p%03d-dio%s-i%d."
 						      "result.json", o.dir,
 						      o.variants[v], t,
