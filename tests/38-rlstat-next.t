@@ -4,7 +4,7 @@
 # loop driven by it on a synthetic run, ending with a verdict.
 . "$(dirname "$0")/lib/tap.sh"
 [ -x analysis/rlstat ] || make -s -C analysis >/dev/null || exit 2
-plan 14
+plan 15
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -63,10 +63,23 @@ jq '.budget = "8m" | .budget_s = 480 | .auto_stop = {rule: "budget", rounds: 3, 
 $R report "$tmp/run" --no-charts >/dev/null 2>&1
 grep -A1 '^Iterations:' "$tmp/run/report.txt" | grep -qx ' *(auto: the budget (8 min) left no time for the next round; 2 points undecided)'
 ok $? "the report says the budget stopped the rounds, with 2 points undecided"
+# rlstat next also gives up on a point that more rounds could not decide
+# (futility, or max_iterations): the loop above ends with two of them, so
+# "nothing left to run" is said as the points left undecided, and "every
+# point decided" only when the verdict has none.
 jq '.auto_stop = {rule: "decided", rounds: 5, undecided: []}' "$tmp/full/meta.json" >"$tmp/run/meta.json"
 $R report "$tmp/run" --no-charts >/dev/null 2>&1
-grep -A1 '^Iterations:' "$tmp/run/report.txt" | grep -qx ' *(auto: every point decided)'
-ok $? "... or that every point was decided"
+n=$(sed -n '/^Verdict:/,/^$/p' "$tmp/run/report.txt" | awk '$1 == "undecided" { print $3 }' | sort -u | wc -l)
+[ "$n" -gt 0 ] && grep -A1 '^Iterations:' "$tmp/run/report.txt" |
+	grep -qx " *(auto: $n points\{0,1\} undecided that more rounds could not decide)"
+ok $? "rounds that stopped with $n points undecided say so, not 'every point decided'"
+analysis/rlsynth "$tmp/alldone" --variants stock,rangelock --iterations 4 --noise 0.002 --boot-noise 0.0005 >/dev/null
+jq '.auto_stop = {rule: "decided", rounds: 4, undecided: []}' "$tmp/alldone/meta.json" >"$tmp/m.json" &&
+	cp "$tmp/m.json" "$tmp/alldone/meta.json"
+$R report "$tmp/alldone" --no-charts >/dev/null 2>&1
+! grep -q '^  undecided' "$tmp/alldone/report.txt" &&
+	grep -A1 '^Iterations:' "$tmp/alldone/report.txt" | grep -qx ' *(auto: every point decided)'
+ok $? "... or, when the verdict has none undecided, that every point was decided"
 
 # Nothing to decide: one variant, cost mode only, or every point at max.
 analysis/rlsynth "$tmp/one" --variants stock --iterations 3 >/dev/null

@@ -166,9 +166,11 @@ void report_meta_lines(FILE *f, const struct run *r)
 /*
  * Why ITERATIONS=auto added no further rounds (meta.json "auto_stop",
  * written by runners/run): a budget that ran out leaves points the data
- * could still have decided, and the reader should know that.
+ * could still have decided, and the reader should know that; so do
+ * @undecided time-mode points that rlstat next gave up on.
  */
-const char *report_auto_stop(const struct run *r, char *buf, size_t len)
+const char *report_auto_stop(const struct run *r, int undecided, char *buf,
+			     size_t len)
 {
 	json_t *a = json_object_get(r->meta, "auto_stop");
 	const char *rule = json_string_value(json_object_get(a, "rule"));
@@ -190,8 +192,18 @@ const char *report_auto_stop(const struct run *r, char *buf, size_t len)
 			 n == 1 ? "" : "s");
 	else if (!strcmp(rule, "max_iterations"))
 		snprintf(buf, len, "auto: max_iterations reached");
-	else if (!strcmp(rule, "decided"))
+	else if (!strcmp(rule, "decided") && !undecided)
 		snprintf(buf, len, "auto: every point decided");
+	else if (!strcmp(rule, "decided"))
+		/*
+		 * rlstat next drops a point that more rounds could not
+		 * decide (gate_undecided(): futility, or no PASS reachable
+		 * within max_iterations), so "nothing left to run" is not
+		 * "every point decided".
+		 */
+		snprintf(buf, len, "auto: %d point%s undecided that more "
+			 "rounds could not decide", undecided,
+			 undecided == 1 ? "" : "s");
 	else
 		return NULL;
 	return buf;

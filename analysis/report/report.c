@@ -155,6 +155,25 @@ static void table(FILE *f, const struct gated_run *x, int pt, const int *o,
 	}
 }
 
+/* time-mode points where a primary metric is INCONCLUSIVE, each once */
+static int time_undecided(const struct gated_run *x)
+{
+	const struct run *r = x->r;
+	int i, pt, n = 0;
+
+	for (pt = 0; pt < r->npoints; pt++) {
+		if (strcmp(r->points[pt]->mode, "time"))
+			continue;
+		for (i = 0; i < x->nit; i++)
+			if (x->it[i].gb->pt == r->points[pt] &&
+			    x->it[i].fam == FAM_PRIMARY &&
+			    x->it[i].v == V_INCONC)
+				break;
+		n += i < x->nit;
+	}
+	return n;
+}
+
 static void header(FILE *f, const struct gated_run *x)
 {
 	const struct run *r = x->r;
@@ -197,7 +216,7 @@ static void header(FILE *f, const struct gated_run *x)
 	else
 		fprintf(f, "Iterations:  %d to %d boots per point and "
 			"variant\n", lo, hi);
-	if (report_auto_stop(r, stop, sizeof(stop)))
+	if (report_auto_stop(r, time_undecided(x), stop, sizeof(stop)))
 		fprintf(f, "             (%s)\n", stop);
 	fprintf(f, "Results:     %d files, %d points, %d variants, "
 		"%d failed iterations\n", r->nfiles, r->npoints,

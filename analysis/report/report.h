@@ -32,7 +32,8 @@ void report_where_mail(FILE *f, const struct gated_run *x, int v);
 
 void report_meta_lines(FILE *f, const struct run *r);
 void report_features(FILE *f, const struct run *r, int base);
-const char *report_auto_stop(const struct run *r, char *buf, size_t len);
+const char *report_auto_stop(const struct run *r, int undecided, char *buf,
+			     size_t len);
 /* MODE=auto's "Mode:" line; false (nothing printed) for another mode */
 bool report_auto_mode(FILE *f, const struct run *r);
 /* MODE=auto without KVM: its time points ran under TCG */
