@@ -12,12 +12,10 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -126,22 +124,6 @@ static bool has_line(const char *text, const char *key)
 	return false;
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0;
-
-	if (!f)
-		return NULL;
-	if (getdelim(&buf, &len, 0, f) < 0) {
-		free(buf);
-		buf = xstrdup("");
-	}
-	fclose(f);
-	return buf;
-}
-
 /* the matrix with its includes written out (runners/matrix --flatten) */
 static char *flatten(const char *top, const char *mfile, bool *ok)
 {
@@ -244,7 +226,7 @@ void plan_resolve(const struct plan_req *q, json_t *meta,
 	 */
 	s->time_device = s->cost_device = set_or(mx, "device", "");
 	if (strstr(s->modes, "cost") && !strcmp(s->cost_device, "virtio-blk")) {
-		char *own = slurp(q->matrix);
+		char *own = plan_slurp(q->matrix);
 		int line = own ? virtio_line(own) : 0;
 		const char *why = "device virtio-blk cannot run in cost mode";
 
@@ -293,99 +275,6 @@ void plan_settings_print(FILE *f, const char *dir, const struct plan_set *s)
 		"time_device %s\ncost_device %s\ncost_cpus %s\nprofile %s\n",
 		s->seed, s->accel, s->debug, s->baseline, s->variants,
 		s->time_device, s->cost_device, s->cost_cpus, s->profile);
-}
-
-/* (10#: 9 digits of the nanosecond clock, as `date +%s%N | cut -c8-16`) */
-static long clock_seed(void)
-{
-	struct timespec ts;
-	char buf[64];
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	snprintf(buf, sizeof(buf), "%lld%09ld", (long long)ts.tv_sec,
-		 ts.tv_nsec);
-	buf[16] = 0;
-	return strtol(buf + 7, NULL, 10);
-}
-
-char *plan_now_utc(void)
-{
-	char buf[32];
-	time_t t = time(NULL);
-
-	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
-	return xstrdup(buf);
-}
-
-/* the first line of s, without its newline */
-static char *first_line(const char *s)
-{
-	return xasprintf("%.*s", (int)strcspn(s, "\n"), s);
-}
-
-char *plan_sha256(const char *path)
-{
-	const char *argv[] = { "sha256sum", path, NULL };
-	bool ok;
-	char *out = cmd_output(argv, &ok);
-
-	if (!ok || strlen(out) < 64) {
-		free(out);
-		return xstrdup("unknown");
-	}
-	out[64] = 0;
-	return out;
-}
-
-json_t *plan_host_facts(void)
-{
-	char *info = slurp("/proc/cpuinfo"), *mem = slurp("/proc/meminfo");
-	char *cpu = xstrdup(""), *p;
-	struct utsname u;
-	cpu_set_t set;
-	long mb = 0;
-	int ncpu = 1;
-	json_t *h;
-
-	for (p = info; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 :
-					 NULL)
-		if (!strncmp(p, "model name", 10)) {
-			char *c = p + 10 + strspn(p + 10, " \t");
-
-			if (*c == ':' && c[1] == ' ') {
-				free(cpu);
-				cpu = first_line(c + 2);
-				break;
-			}
-		}
-	p = mem ? strstr(mem, "MemTotal:") : NULL;
-	if (p)
-		mb = strtol(p + 9, NULL, 10) / 1024;
-	/* nproc's count: the CPUs this process may run on */
-	if (!sched_getaffinity(0, sizeof(set), &set))
-		ncpu = CPU_COUNT(&set);
-	uname(&u);
-	h = json_pack("{s:s, s:i, s:I, s:s}", "cpu_model", cpu, "cpus", ncpu,
-		      "mem_mb", (json_int_t)mb, "kernel", u.release);
-	free(info);
-	free(mem);
-	free(cpu);
-	return h;
-}
-
-static char *git_commit(const char *top)
-{
-	const char *argv[] = { "git", "-C", top, "rev-parse", "HEAD", NULL };
-	bool ok;
-	char *out = cmd_output(argv, &ok), *c;
-
-	if (!ok) {
-		free(out);
-		return xstrdup("unknown");
-	}
-	c = first_line(out);
-	free(out);
-	return c;
 }
 
 static void write_file(const char *path, const char *text)
@@ -466,8 +355,8 @@ static json_t *qemu_meta(const struct plan_req *q, const struct plan_set *s,
 			 const char *dir, const char *name)
 {
 	const char *qv[] = { "qemu-system-x86_64", "--version", NULL };
-	char *p = xasprintf("%s/suite.diff", dir), *diff = slurp(p);
-	char *commit = git_commit(q->top), *msha = plan_sha256(q->matrix);
+	char *p = xasprintf("%s/suite.diff", dir), *diff = plan_slurp(p);
+	char *commit = plan_git_commit(q->top), *msha = plan_sha256(q->matrix);
 	char *started = plan_now_utc(), *qemu, *out;
 	const char *mname = strrchr(q->matrix, '/');
 	json_t *m = json_object(), *cost = json_null(), *rerun = json_null();
@@ -476,7 +365,7 @@ static json_t *qemu_meta(const struct plan_req *q, const struct plan_set *s,
 
 	mname = mname ? mname + 1 : q->matrix;
 	out = cmd_output(qv, &ok);
-	qemu = first_line(out);
+	qemu = plan_first_line(out);
 	/* a rerun's matrix is the copy in the first run: named as that did */
 	if (q->rerun_of && *q->rerun_of) {
 		prev = meta_load(q->rerun_of);
@@ -553,7 +442,7 @@ char *plan_create_qemu(const struct plan_req *q, struct plan_set *s)
 	plan_resolve(q, NULL, q->mx, s);
 	s->variants = q->variants ? q->variants : "";
 	s->seed = q->seed && *q->seed ? strtol(q->seed, NULL, 10) :
-					 clock_seed();
+					 plan_clock_seed();
 	name = q->name && *q->name ? xstrdup(q->name) : default_name(q, s);
 	results = q->results ? xstrdup(q->results) :
 			       xasprintf("%s/results", q->top);
@@ -562,7 +451,7 @@ char *plan_create_qemu(const struct plan_req *q, struct plan_set *s)
 	text = flatten(q->top, q->matrix, &ok);
 	if (!ok) {
 		free(text);
-		text = slurp(q->matrix);
+		text = plan_slurp(q->matrix);
 		if (!text)
 			die_input("%s: cannot read: %s", q->matrix,
 				  strerror(errno));

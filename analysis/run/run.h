@@ -270,7 +270,16 @@ void plan_create_bare(const struct plan_req *q);
 void plan_create_lava(const struct plan_req *q, FILE *in);
 /* a RESUME's settings; BUDGET= written into its meta.json */
 char *plan_resume(const struct plan_req *q, struct plan_set *s);
+/* run/facts.c: what meta.json records of the machine and checkout */
 char *plan_now_utc(void);
+/* a whole file, NUL-terminated; NULL when it cannot be opened */
+char *plan_slurp(const char *path);
+/* 9 digits of the nanosecond clock: a run's seed when none is given */
+long plan_clock_seed(void);
+/* HEAD of the git checkout at top, "unknown" outside one */
+char *plan_git_commit(const char *top);
+/* the first line of s, without its newline */
+char *plan_first_line(const char *s);
 /* sha256 of a file in hex, "unknown" when it cannot be read */
 char *plan_sha256(const char *path);
 /* cpu_model, cpus, mem_mb, kernel of this machine */
