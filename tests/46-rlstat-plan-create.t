@@ -49,7 +49,8 @@ is "$(jq -c '[.qemu.version, .suite.dirty]' "$rd/meta.json")" \
 	"QEMU's version and whether the suite is dirty"
 is "$(cat "$rd/matrix")" "$(runners/matrix --flatten "$tmp/two.matrix")" "the matrix copy is the flattened matrix"
 first=$rd
-for s in 0 1 2 3; do mkdir -p "$res/$(date -u -d "@$(( $(date +%s) + s ))" +%Y%m%d-%H%M%S)-taken"; done
+# the next minute of stamps taken: create starts within it even on a loaded host
+for s in $(seq 0 59); do mkdir -p "$res/$(date -u -d "@$(( $(date +%s) + s ))" +%Y%m%d-%H%M%S)-taken"; done
 create --kernel stock --variants stock --name taken
 like "${out%%$'\n'*}" "^run $res/[0-9]{8}-[0-9]{6}-taken-2$" "an existing directory is never reused: -2"
 create --kernel stock --variants "stock rangelock+fault-retry" --mode cost --debug --iterations 2 --budget 8m --accel kvm
