@@ -34,7 +34,7 @@ ok $? "dio --help shows choices, defaults and ranges"
 ok $? "test-only options are hidden from --help"
 
 expect_bad "unknown workload: exit 2, named, valid ones listed" \
-	"unknown workload 'fio-like' (valid: buffered-rw, .*dio, mmap-punch, .*readahead" \
+	"unknown workload 'fio-like' (valid: buffered-rw, .*dio, .*mmap-punch, .*readahead" \
 	"$RLWORK" fio-like
 expect_bad "no workload: usage, exit 2" "usage: rlwork" "$RLWORK"
 expect_bad "unknown option: exit 2, named" "unknown option '--bogus'" \

@@ -46,6 +46,8 @@ rows=(
 	'^make bench KERNEL=rangelock\+shared-alloc-dio BASELINE=stock\+shared-alloc-dio$|test|tests/53-runner-plan.t|--kernel rangelock+shared-alloc-dio --baseline stock+shared-alloc-dio'
 	'^make test$|test|.ci/run|make test'
 	'^make bench KERNEL=all MATRIX=quick$|slow|release'
+	'^make bench KERNEL=all MATRIX=fairness$|slow|release'
+	'^workloads/rlwork fairness --threads 2 --wide-op truncate --runtime 2$|test|tests/65-rlwork-fairness.t|fairness --threads 2 --wide-op truncate --runtime 2'
 	'^make bench KERNEL=rangelock MODE=both$|slow|release'
 	'^make bench-noise$|slow|release'
 	'^make bench KERNEL=host SCRATCH=|test|tests/51-bare-runner.t|make --no-print-directory bench KERNEL=host SCRATCH='

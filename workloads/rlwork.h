@@ -99,6 +99,12 @@ struct workload_ops {
 	 */
 	const char *const *const *kinds;
 	const struct counter_decl *counters;	/* NULL-terminated */
+	/*
+	 * Bit i: op i is a wide request whose wait the result reports
+	 * (ops[].wait_ns, docs/formats.md); it ends with rl_wait_done(),
+	 * which also keeps the one in flight when the window closed.
+	 */
+	unsigned int wait_ops;
 	unsigned int flags;
 	/* option consistency; -1 and a message in err for bad input */
 	int (*check)(struct rl_run *r, char *err, size_t len);
@@ -125,6 +131,7 @@ struct op_stats {
 	uint64_t bytes;
 	uint64_t kind_count[RL_MAX_KINDS];	/* sums to count, if kinded */
 	uint64_t kind_ns[RL_MAX_KINDS];		/* their timed ns */
+	uint64_t unfinished;	/* wait_ops: rl_wait_done() */
 	struct hist h;
 } __attribute__((aligned(CACHELINE)));
 
@@ -240,6 +247,30 @@ static inline void rl_op_done_kind(struct worker *w, unsigned int op,
 				   uint64_t bytes)
 {
 	rl_op_record(w, op, kind, t0, rl_now(), bytes);
+}
+
+/*
+ * The end of a wide request (workload_ops.wait_ops) that began at t0 in phase
+ * phase0 (read just before t0): counted as rl_op_done() counts ops. One
+ * that began before the window closed and returned after it is in no
+ * count, so its time from call to return is kept instead, the longest
+ * of the thread's: a request a barging lock starves through the whole
+ * window shows there and nowhere else.
+ */
+static inline void rl_wait_done(struct worker *w, unsigned int op,
+				int phase0, uint64_t t0)
+{
+	uint64_t t1 = rl_now();
+	struct op_stats *s = &w->stats[op];
+	int phase = READ_ONCE(w->run->phase);
+
+	if (likely(phase == PHASE_MEASURE)) {
+		s->count++;
+		hist_add(&s->h, t1 - t0);
+	} else if (phase == PHASE_STOP && phase0 != PHASE_STOP &&
+		   t1 - t0 > s->unfinished) {
+		s->unfinished = t1 - t0;
+	}
 }
 
 static inline void rl_count(struct worker *w, unsigned int counter)

@@ -387,6 +387,7 @@ static void tables(FILE *f, const struct gated_run *x)
 				if (k >= r->nvariants)
 					break;
 			}
+			report_wide_text(f, r, pt, o);
 		}
 		if (seen && r->nvariants > 1)
 			gmean_rows(f, x, modes[md], o);

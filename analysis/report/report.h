@@ -4,7 +4,8 @@
  * header in header.c, its verdict block in verdict.c, where the
  * difference goes by function in where.c, what each difference is made
  * of in explain.c), the text for a mailing-list thread (thread.c), the
- * summary table (summary.c), the charts (chart.c) and report.html (html.c).
+ * summary table (summary.c), the charts (chart.c), report.html (html.c)
+ * and a wide request's waits (wide.c).
  */
 #ifndef RLSTAT_REPORT_H
 #define RLSTAT_REPORT_H
@@ -16,6 +17,11 @@
 
 int report_text(FILE *f, const struct gated_run *x);
 void put_point_line(FILE *f, const struct point *p);
+
+/* ---- wide.c: a wide request's waits (ops[].wait_ns), per variant ---- */
+
+/* under time-mode point pt's tables; o: the variants, baseline first */
+void report_wide_text(FILE *f, const struct run *r, int pt, const int *o);
 
 /* ---- where.c: where the difference goes (instruction profiles) ---- */
 

@@ -402,6 +402,8 @@ static void add_op_hists(struct doc *dc, struct cell *g)
 	size_t i;
 
 	json_array_foreach(json_object_get(dc->j, "ops"), i, op) {
+		/* the report's wide request waits (mix.c) read it again */
+		g->wide |= json_object_get(op, "wait_ns") != NULL;
 		h = json_object_get(json_object_get(op, "lat_ns"), "hist");
 		if (!h)
 			continue;

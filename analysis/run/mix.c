@@ -2,8 +2,8 @@
 /*
  * What each op of a cell did, boot by boot: the counts and timed ns of its
  * kinds (ops[].kinds, rlwork's work-mix counts), its time per op and
- * thread, and the point's lock waits when a -stats kernel's mapping_lock
- * monitor recorded them. The loader (load.c) keeps only the metrics; the
+ * thread, a wide request's waits (ops[].wait_ns), and the point's lock
+ * waits when a -stats kernel's mapping_lock monitor recorded them. The loader (load.c) keeps only the metrics; the
  * few cells a report explains are read again here, so a run without
  * kinds costs nothing.
  */
@@ -52,6 +52,72 @@ const char *kinds_check(const char *op, json_t *kinds, json_t *count)
 	return NULL;
 }
 
+/*
+ * A wide request's wait (rlwork's wait_ops): count, mean, p99, max and
+ * unfinished, no other key. rlwork caps p99 and the mean at the exact
+ * max, so p99 > max or mean > max is a broken document, and max is the
+ * op's lat_ns.max: the same requests, the same clock readings.
+ */
+const char *wait_check(const char *op, json_t *wait, json_t *count,
+		       json_t *lat)
+{
+	static const char *const ints[] = { "count", "p99", "max",
+					    "unfinished" };
+	static char buf[256];
+	json_t *v, *lmax = json_object_get(lat, "max");
+	const char *k;
+	double mean, p99, max;
+	size_t i;
+
+	if (!wait)
+		return NULL;	/* not a wide request, or an older result */
+	if (!json_is_object(wait))
+		return snprintf(buf, sizeof(buf), "op \"%s\": wait_ns is not "
+				"an object", op), buf;
+	json_object_foreach(wait, k, v)
+		if (strcmp(k, "mean") && strcmp(k, "count") && strcmp(k, "p99")
+		    && strcmp(k, "max") && strcmp(k, "unfinished"))
+			return snprintf(buf, sizeof(buf), "op \"%s\": wait_ns "
+					"has \"%.20s\"; accepted are count, "
+					"mean, p99, max, unfinished", op, k),
+			       buf;
+	for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		v = json_object_get(wait, ints[i]);
+		if (!v)
+			return snprintf(buf, sizeof(buf), "op \"%s\": wait_ns "
+					"has no %s (it needs count, mean, "
+					"p99, max, unfinished)", op, ints[i]),
+			       buf;
+		if (!json_is_integer(v) || json_integer_value(v) < 0)
+			return snprintf(buf, sizeof(buf), "op \"%s\": "
+					"wait_ns.%s is not an integer >= 0",
+					op, ints[i]), buf;
+	}
+	v = json_object_get(wait, "mean");
+	if (!v)
+		return snprintf(buf, sizeof(buf), "op \"%s\": wait_ns has no "
+				"mean (it needs count, mean, p99, max, "
+				"unfinished)", op), buf;
+	if (!json_is_number(v) || json_number_value(v) < 0)
+		return snprintf(buf, sizeof(buf), "op \"%s\": wait_ns.mean is "
+				"not a number >= 0", op), buf;
+	mean = json_number_value(v);
+	p99 = json_integer_value(json_object_get(wait, "p99"));
+	max = json_integer_value(json_object_get(wait, "max"));
+	if (json_integer_value(json_object_get(wait, "count")) !=
+	    json_integer_value(count))
+		return snprintf(buf, sizeof(buf), "op \"%s\": wait_ns.count "
+				"is not the op's count", op), buf;
+	if (p99 > max || mean > max)
+		return snprintf(buf, sizeof(buf), "op \"%s\": wait_ns.%s is "
+				"above wait_ns.max", op, p99 > max ? "p99" :
+				"mean"), buf;
+	if (json_is_integer(lmax) && json_integer_value(lmax) != max)
+		return snprintf(buf, sizeof(buf), "op \"%s\": wait_ns.max is "
+				"not lat_ns.max", op), buf;
+	return NULL;
+}
+
 static bool doc_passed(json_t *j)
 {
 	json_t *e = json_object_get(json_object_get(j, "verify"), "errors");
@@ -86,6 +152,15 @@ static bool op_add_boot(struct op_mix *m, json_t *op, double runtime, int b)
 	int k;
 
 	m->ops[b] = count;
+	if (m->wide && (v = json_object_get(op, "wait_ns"))) {
+		m->wait[b] = (struct wide_wait){
+			count, json_number_value(json_object_get(v, "mean")),
+			json_integer_value(json_object_get(v, "p99")),
+			json_integer_value(json_object_get(v, "max")),
+			json_integer_value(json_object_get(v, "unfinished")) };
+	} else {
+		m->wide = false;	/* a boot without: not shown */
+	}
 	/* threads * seconds per op: each thread runs its ops one by one */
 	m->cycle_ns[b] = count > 0 ? (th ? json_integer_value(th) : 1) *
 				     runtime * 1e9 / count : 0;
@@ -148,7 +223,9 @@ static void mix_add_doc(const struct run *r, struct cell_mix *m, json_t *j)
 				       sizeof(double));
 		om->count = realloc(om->count, n * sizeof(double));
 		om->ns = realloc(om->ns, n * sizeof(double));
-		if (!om->ops || !om->cycle_ns || !om->count || !om->ns)
+		om->wait = realloc(om->wait, m->nboots * sizeof(*om->wait));
+		if (!om->ops || !om->cycle_ns || !om->count || !om->ns ||
+		    !om->wait)
 			die_input("out of memory");
 		found = false;
 		json_array_foreach(ops, x, op)
@@ -157,8 +234,10 @@ static void mix_add_doc(const struct run *r, struct cell_mix *m, json_t *j)
 				found = true;
 				break;
 			}
-		if (!found)
+		if (!found) {
 			om->ops[b] = om->cycle_ns[b] = 0;
+			om->wide = false;
+		}
 		if (!found || !op_add_boot(om, op, rt, b)) {
 			/* boots that disagree on the kinds: none counted */
 			for (k = 0; k < om->nkinds; k++)
@@ -215,6 +294,8 @@ struct cell_mix *cell_mix_load(const struct run *r, const struct cell *c)
 						   x, op) {
 					m->op[x].op = xstrdup(json_string_value(
 						json_object_get(op, "name")));
+					m->op[x].wide = json_object_get(op,
+							"wait_ns") != NULL;
 					if (json_object_get(op, "kinds"))
 						op_kinds_first(&m->op[x],
 							json_object_get(op,
@@ -256,6 +337,7 @@ void cell_mix_free(struct cell_mix *m)
 		free(m->op[i].cycle_ns);
 		free(m->op[i].count);
 		free(m->op[i].ns);
+		free(m->op[i].wait);
 	}
 	free(m->op);
 	free(m->contended);

@@ -57,6 +57,7 @@ struct cell {			/* one variant at one point of the matrix */
 	json_t *opix;		/* op name -> index in ophist */
 	char *release, *accel;
 	bool roles;		/* threads of different ops (has_roles) */
+	bool wide;		/* an op has wait_ns: a wide request */
 };
 
 struct point {
@@ -124,9 +125,15 @@ bool name_ok(const char *s, const char *extra);
 void docs_same_names(const char *path, json_t *doc, const char *refpath,
 		     json_t *ref);
 
-/* ---- mix.c: what each op did (ops[].kinds), the point's lock waits ---- */
+/*
+ * ---- mix.c: what each op did (ops[].kinds), the point's lock waits,
+ * a wide request's waits (ops[].wait_ns) ----
+ */
 
 #define MIX_KINDS	8
+struct wide_wait {		/* ops[].wait_ns of one boot, ns */
+	double count, mean, p99, max, unfinished;
+};
 struct op_mix {			/* one op of a cell, per passing boot */
 	char *op;
 	int nkinds;		/* 0: no kinds (older results, one kind) */
@@ -134,6 +141,8 @@ struct op_mix {			/* one op of a cell, per passing boot */
 	double *count, *ns;	/* [boot * nkinds + kind]: ops, timed ns */
 	double *ops;		/* [boot]: the op's count */
 	double *cycle_ns;	/* [boot]: ns per op and thread issuing it */
+	bool wide;		/* every boot's op has wait_ns */
+	struct wide_wait *wait;	/* [boot]: its wait_ns */
 };
 struct cell_mix {
 	int nops, nboots;
@@ -143,6 +152,9 @@ struct cell_mix {
 };
 /* NULL when kinds is absent or valid, else why not (validate.c) */
 const char *kinds_check(const char *op, json_t *kinds, json_t *count);
+/* NULL when wait_ns is absent or valid, else why not (validate.c) */
+const char *wait_check(const char *op, json_t *wait, json_t *count,
+		       json_t *lat);
 struct cell_mix *cell_mix_load(const struct run *r, const struct cell *c);
 const struct op_mix *cell_mix_op(const struct cell_mix *m, const char *op);
 void cell_mix_free(struct cell_mix *m);

@@ -195,6 +195,9 @@ static const char *check_op(json_t *op, double runtime, json_t *workers)
 	lat = json_object_get(op, "lat_ns");
 	if (lat && (s = check_lat(name, lat)))
 		return s;
+	if ((s = wait_check(name, json_object_get(op, "wait_ns"),
+			    json_object_get(op, "count"), lat)))
+		return s;
 	return kinds_check(name, json_object_get(op, "kinds"),
 			   json_object_get(op, "count"));
 }
