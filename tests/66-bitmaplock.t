@@ -10,8 +10,9 @@
 
 dir=tests/rangelock
 ksrc=$(kernels/prepare-src 2>/dev/null)
-[ -n "$ksrc" ] && [ -f "$ksrc/lib/range_lock_bitmap.c" ] ||
+if [ -z "$ksrc" ] || [ ! -f "$ksrc/lib/range_lock_bitmap.c" ]; then
 	bail_out "kernels/prepare-src gives no tree with lib/range_lock_bitmap.c"
+fi
 patch=$(grep -l '^+++ b/lib/range_lock_bitmap\.c' kernels/patches/*.patch)
 [ "$(wc -w <<<"$patch")" = 1 ] || bail_out "expected one patch adding lib/range_lock_bitmap.c, got: $patch"
 make -s -C $dir all >/dev/null 2>&1 || bail_out "make -C $dir all fails"
