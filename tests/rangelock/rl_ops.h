@@ -36,10 +36,4 @@ struct rl_ops {
 extern const struct rl_ops rl_tree_ops;
 extern const struct rl_ops rl_bitmap_ops;
 
-/* The table named @name, or NULL. */
-const struct rl_ops *rl_ops_find(const char *name);
-
-/* The names, comma-separated, for usage and error messages. */
-extern const char rl_ops_names[];
-
 #endif

@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The tree range lock (lib/range_lock.c) behind struct rl_ops. */
-#include <string.h>
-
 #include "rl_ops.h"
 
 static struct range_lock_tree tree;
@@ -62,18 +60,3 @@ const struct rl_ops rl_tree_ops = {
 	.unlock = tree_unlock,
 	.is_locked = tree_is_locked,
 };
-
-const char rl_ops_names[] = "tree, bitmap";
-
-const struct rl_ops *rl_ops_find(const char *name)
-{
-	static const struct rl_ops *const all[] = {
-		&rl_tree_ops, &rl_bitmap_ops,
-	};
-	unsigned int i;
-
-	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		if (!strcmp(all[i]->name, name))
-			return all[i];
-	return NULL;
-}

@@ -45,7 +45,34 @@ struct worker {
 	unsigned long ops, reads, writes, try_fail, killed, sleeps;
 };
 
+/* Every lock the validator knows, the default first. */
+static const struct rl_ops *const all_ops[] = { &rl_tree_ops, &rl_bitmap_ops };
 static const struct rl_ops *ops = &rl_tree_ops;
+
+#define NR_OPS	(sizeof(all_ops) / sizeof(all_ops[0]))
+
+/* "tree, bitmap": the names --lock accepts. */
+static const char *rl_ops_names(void)
+{
+	static char names[128];
+	unsigned int i;
+
+	names[0] = 0;
+	for (i = 0; i < NR_OPS; i++)
+		snprintf(names + strlen(names), sizeof(names) - strlen(names),
+			 "%s%s", i ? ", " : "", all_ops[i]->name);
+	return names;
+}
+
+static const struct rl_ops *rl_ops_find(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_OPS; i++)
+		if (!strcmp(all_ops[i]->name, name))
+			return all_ops[i];
+	return NULL;
+}
 static unsigned int space = 64;
 static int shadow[2 * MAX_SPACE];
 static unsigned long data[2 * MAX_SPACE];
@@ -233,7 +260,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: rl_stress [--lock NAME (%s)] [--threads N (1-%d)] [--seconds S]\n"
 		"                 [--space M (4-%d)] [--seed N] [--kill] [--stall-ms MS]\n",
-		rl_ops_names, MAX_THREADS, MAX_SPACE);
+		rl_ops_names(), MAX_THREADS, MAX_SPACE);
 }
 
 static unsigned long parse_num(const char *opt, const char *s,
@@ -279,7 +306,7 @@ int main(int argc, char **argv)
 			ops = rl_ops_find(optarg);
 			if (!ops) {
 				fprintf(stderr, "rl_stress: --lock '%s': expected one of %s\n",
-					optarg, rl_ops_names);
+					optarg, rl_ops_names());
 				return 2;
 			}
 			break;
