@@ -3,15 +3,21 @@
  * Lock microbenchmark: lock+unlock pairs of pthread mutex (the i_mutex
  * stand-in), pthread rwlock (the rwsem stand-in), the exclusive range
  * lock (every request a write range, as the "rangelock" kernel takes
- * them) and the reader/writer range lock, built from lib/range_lock.c
- * with the non-debug shims.
+ * them), the reader/writer range lock (lib/range_lock.c) and the bitmap
+ * range lock (lib/range_lock_bitmap.c), built with the non-debug shims.
  *
- * 1. Uncontended cost, one thread, ns per lock+unlock pair (median of
- *    several samples).
+ * 1. Uncontended cost, one thread, ns per lock+unlock pair: the median
+ *    of several samples, the pairs interleaved sample by sample so that
+ *    a slow phase of the host hits all of them, and each as a ratio to
+ *    the rwlock pair of its mode.  Also instructions per pair, counted
+ *    by callgrind (deterministic: the difference between two runs of
+ *    the loop, so the timer calls cancel), when valgrind is installed;
+ *    see insn_pairs().
  * 2. Throughput at 1..N threads, ops/s, for three range layouts
  *    (disjoint: each thread its own range; overlap: random 16-index
- *    ranges in a 64-index window; whole: [0, ULONG_MAX]) and two mixes
- *    (readers: only read requests; mixed: one request in five writes).
+ *    ranges in a 64-index window; whole: [0, ULONG_MAX]) and three mixes
+ *    (readers: only read requests; mixed: one request in five writes;
+ *    writers: only write requests).
  *    Each holder does --work iterations of dependent arithmetic.
  *
  * Prints a table and the ratio line, writes JSON to --json PATH.
@@ -28,16 +34,20 @@
 #include <unistd.h>
 
 #include <linux/range_lock.h>
+#include <linux/range_lock_bitmap.h>
 
-enum lock_kind { K_MUTEX, K_RWLOCK, K_RANGE_EXCL, K_RANGE_RW, NR_KINDS };
+#include "rl_insn.h"
+
+enum lock_kind { K_MUTEX, K_RWLOCK, K_RANGE_EXCL, K_RANGE_RW, K_BITMAP,
+		 NR_KINDS };
 enum layout { L_DISJOINT, L_OVERLAP, L_WHOLE, NR_LAYOUTS };
-enum mix { M_READERS, M_MIXED, NR_MIXES };
+enum mix { M_READERS, M_MIXED, M_WRITERS, NR_MIXES };
 
 static const char *const kind_name[] = {
-	"mutex", "rwlock", "range-excl", "range-rw"
+	"mutex", "rwlock", "range-excl", "range-rw", "bitmap"
 };
 static const char *const layout_name[] = { "disjoint", "overlap", "whole" };
-static const char *const mix_name[] = { "readers", "mixed" };
+static const char *const mix_name[] = { "readers", "mixed", "writers" };
 
 #define MAX_THREADS	64
 #define SAMPLES		7
@@ -45,6 +55,8 @@ static const char *const mix_name[] = { "readers", "mixed" };
 static pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_rwlock_t rwlock = PTHREAD_RWLOCK_INITIALIZER;
 static struct range_lock_tree tree;
+static struct range_bitmap_lock bitmap;
+static unsigned int bitmap_shift;
 
 static unsigned int work = 50;
 static unsigned int point_ms = 200;
@@ -100,6 +112,7 @@ static unsigned long do_work(unsigned long x)
 static void one_op(struct thread_arg *a, bool reader, unsigned long start,
 		   unsigned long last)
 {
+	struct range_bitmap_req br;
 	struct range_lock rl;
 
 	switch (a->p->kind) {
@@ -121,6 +134,18 @@ static void one_op(struct thread_arg *a, bool reader, unsigned long start,
 		range_write_lock(&tree, &rl);
 		a->sink = do_work(a->sink);
 		range_write_unlock(&tree, &rl);
+		break;
+	case K_BITMAP:
+		range_bitmap_req_init(&br, start, last);
+		if (reader) {
+			range_bitmap_read_lock(&bitmap, &br);
+			a->sink = do_work(a->sink);
+			range_bitmap_read_unlock(&bitmap, &br);
+		} else {
+			range_bitmap_write_lock(&bitmap, &br);
+			a->sink = do_work(a->sink);
+			range_bitmap_write_unlock(&bitmap, &br);
+		}
 		break;
 	default:
 		range_lock_init(&rl, start, last);
@@ -146,7 +171,8 @@ static void *bench_thread(void *arg)
 	while (!go)
 		;
 	while (!stop) {
-		reader = a->p->mix == M_READERS || rnd(&a->rng) % 5;
+		reader = a->p->mix == M_READERS ||
+			 (a->p->mix == M_MIXED && rnd(&a->rng) % 5);
 		switch (a->p->layout) {
 		case L_DISJOINT:
 			start = a->id * 1024ul;
@@ -205,11 +231,13 @@ static void run_point(struct point *p)
 #define PAIR_LOOP(name, lock_stmt, unlock_stmt)				\
 static __attribute__((__noinline__)) double name(void)			\
 {									\
+	struct range_bitmap_req br;					\
 	struct range_lock rl;						\
 	unsigned long long i;						\
 	double t0 = now();						\
 									\
 	(void)rl;							\
+	(void)br;							\
 	for (i = 0; i < pair_iters; i++) {				\
 		lock_stmt;						\
 		__asm__ __volatile__("" ::: "memory");			\
@@ -235,6 +263,22 @@ PAIR_LOOP(pair_range_read,
 PAIR_LOOP(pair_range_full,
 	  (range_lock_init_full(&rl), range_write_lock(&tree, &rl)),
 	  range_write_unlock(&tree, &rl))
+PAIR_LOOP(pair_bitmap_write,
+	  (range_bitmap_req_init(&br, i & 1023, (i & 1023) + 3),
+	   range_bitmap_write_lock(&bitmap, &br)),
+	  range_bitmap_write_unlock(&bitmap, &br))
+PAIR_LOOP(pair_bitmap_read,
+	  (range_bitmap_req_init(&br, i & 1023, (i & 1023) + 3),
+	   range_bitmap_read_lock(&bitmap, &br)),
+	  range_bitmap_read_unlock(&bitmap, &br))
+PAIR_LOOP(pair_bitmap_write_full,
+	  (range_bitmap_req_init_full(&br),
+	   range_bitmap_write_lock(&bitmap, &br)),
+	  range_bitmap_write_unlock(&bitmap, &br))
+PAIR_LOOP(pair_bitmap_read_full,
+	  (range_bitmap_req_init_full(&br),
+	   range_bitmap_read_lock(&bitmap, &br)),
+	  range_bitmap_read_unlock(&bitmap, &br))
 
 /*
  * The same pairs while this thread holds an unrelated range: every
@@ -263,24 +307,47 @@ static double pair_range_read_tree(void)
 	return with_tree(pair_range_read);
 }
 
+/* The pairs, in print order; each is compared with the rwlock pair of its mode. */
+enum { P_MUTEX, P_RW_WRITE, P_RW_READ, P_RANGE_WRITE, P_RANGE_READ,
+       P_RANGE_FULL, P_RANGE_WRITE_TREE, P_RANGE_READ_TREE,
+       P_BITMAP_WRITE, P_BITMAP_READ, P_BITMAP_WRITE_FULL,
+       P_BITMAP_READ_FULL, NR_PAIRS };
+
 static const struct {
 	const char *name;
 	const char *label;
 	double (*fn)(void);
-} pairs[] = {
-	{ "mutex", "pthread mutex", pair_mutex },
-	{ "rwlock_write", "pthread rwlock write", pair_rw_write },
-	{ "rwlock_read", "pthread rwlock read", pair_rw_read },
-	{ "range_write", "range lock write (exclusive)", pair_range_write },
-	{ "range_read", "range lock read", pair_range_read },
-	{ "range_write_full", "range lock write [0,ULONG_MAX]",
-	  pair_range_full },
-	{ "range_write_tree", "range lock write, tree path",
-	  pair_range_write_tree },
-	{ "range_read_tree", "range lock read, tree path",
-	  pair_range_read_tree },
+	bool reader;
+} pairs[NR_PAIRS] = {
+	[P_MUTEX] = { "mutex", "pthread mutex", pair_mutex, false },
+	[P_RW_WRITE] = { "rwlock_write", "pthread rwlock write",
+			 pair_rw_write, false },
+	[P_RW_READ] = { "rwlock_read", "pthread rwlock read", pair_rw_read,
+			true },
+	[P_RANGE_WRITE] = { "range_write", "range lock write (exclusive)",
+			    pair_range_write, false },
+	[P_RANGE_READ] = { "range_read", "range lock read", pair_range_read,
+			   true },
+	[P_RANGE_FULL] = { "range_write_full",
+			   "range lock write [0,ULONG_MAX]", pair_range_full,
+			   false },
+	[P_RANGE_WRITE_TREE] = { "range_write_tree",
+				 "range lock write, tree path",
+				 pair_range_write_tree, false },
+	[P_RANGE_READ_TREE] = { "range_read_tree",
+				"range lock read, tree path",
+				pair_range_read_tree, true },
+	[P_BITMAP_WRITE] = { "bitmap_write", "bitmap lock write",
+			     pair_bitmap_write, false },
+	[P_BITMAP_READ] = { "bitmap_read", "bitmap lock read",
+			    pair_bitmap_read, true },
+	[P_BITMAP_WRITE_FULL] = { "bitmap_write_full",
+				  "bitmap lock write [0,ULONG_MAX]",
+				  pair_bitmap_write_full, false },
+	[P_BITMAP_READ_FULL] = { "bitmap_read_full",
+				 "bitmap lock read [0,ULONG_MAX]",
+				 pair_bitmap_read_full, true },
 };
-#define NR_PAIRS	(sizeof(pairs) / sizeof(pairs[0]))
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -289,16 +356,21 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double median_pair(double (*fn)(void))
+/* Medians of SAMPLES runs of every pair, the pairs taking turns. */
+static void median_pairs(double *ns)
 {
-	double s[SAMPLES];
-	int i;
+	double s[NR_PAIRS][SAMPLES];
+	unsigned int i, j;
 
-	fn();			/* warm up */
-	for (i = 0; i < SAMPLES; i++)
-		s[i] = fn();
-	qsort(s, SAMPLES, sizeof(s[0]), cmp_double);
-	return s[SAMPLES / 2];
+	for (i = 0; i < NR_PAIRS; i++)
+		pairs[i].fn();	/* warm up */
+	for (j = 0; j < SAMPLES; j++)
+		for (i = 0; i < NR_PAIRS; i++)
+			s[i][j] = pairs[i].fn();
+	for (i = 0; i < NR_PAIRS; i++) {
+		qsort(s[i], SAMPLES, sizeof(s[i][0]), cmp_double);
+		ns[i] = s[i][SAMPLES / 2];
+	}
 }
 
 static int write_json(const char *path, json_t *doc)
@@ -332,8 +404,100 @@ static unsigned int parse_uint(const char *opt, const char *s,
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: rl_bench [--json PATH] [--threads N (1-%d)] [--point-ms MS] [--work N]\n",
-		MAX_THREADS);
+	fprintf(f, "usage: rl_bench [--json PATH] [--threads N (1-%d)] [--point-ms MS] [--work N]\n"
+		"                [--no-insn]\n", MAX_THREADS);
+}
+
+/* Chinner's sizing: 64 segments span the layouts' indices, 16 at least. */
+static unsigned int pick_bitmap_shift(unsigned int threads)
+{
+	unsigned long span = threads * 1024ul;
+	unsigned int shift = 4;
+
+	while (((unsigned long)RANGE_BITMAP_SEGMENTS << shift) < span)
+		shift++;
+	return shift;
+}
+
+static void print_pairs(json_t *doc, const double *ns, const double *insn)
+{
+	json_t *unc = json_object(), *ratio = json_object(), *ins = NULL;
+	unsigned int i, base;
+
+	printf("uncontended lock+unlock, one thread: ns/pair (median of %d, pairs interleaved),\n"
+	       "ratio to the rwlock pair of the same mode, instructions/pair (callgrind:\n"
+	       "path length only, no cache misses, no contention)\n",
+	       SAMPLES);
+	if (insn[0] >= 0)
+		ins = json_object();
+	for (i = 0; i < NR_PAIRS; i++) {
+		base = pairs[i].reader ? P_RW_READ : P_RW_WRITE;
+		printf("  %-34s %8.1f ns %6.2fx", pairs[i].label, ns[i],
+		       ns[i] / ns[base]);
+		if (insn[i] >= 0)
+			printf(" %7.1f insn %6.2fx\n", insn[i],
+			       insn[i] / insn[base]);
+		else
+			printf("       n/a insn\n");
+		json_object_set_new(unc, pairs[i].name, json_real(ns[i]));
+		json_object_set_new(ratio, pairs[i].name,
+				    json_real(ns[i] / ns[base]));
+		if (ins && insn[i] >= 0)
+			json_object_set_new(ins, pairs[i].name,
+					    json_real(insn[i]));
+	}
+	json_object_set_new(doc, "uncontended_ns", unc);
+	json_object_set_new(doc, "uncontended_ratio_to_rwlock", ratio);
+	if (ins)
+		json_object_set_new(doc, "uncontended_insn", ins);
+	json_object_set_new(doc, "ratio_range_write_to_rwlock_write",
+			    json_real(ns[P_RANGE_WRITE] / ns[P_RW_WRITE]));
+	json_object_set_new(doc, "ratio_range_write_tree_to_rwlock_write",
+			    json_real(ns[P_RANGE_WRITE_TREE] / ns[P_RW_WRITE]));
+}
+
+/* Throughput at every point, the kinds taking turns within a point. */
+static void run_throughput(json_t *doc, unsigned int max_threads)
+{
+	double ops[NR_KINDS];
+	json_t *tp = json_array();
+	unsigned int k, l, m, t;
+	struct point p;
+
+	printf("\nthroughput (Mops/s), critical section %u iterations; x rwlock at %u thread(s)\n",
+	       work, max_threads);
+	printf("  %-9s %-8s %7s", "ranges", "mix", "threads");
+	for (k = 0; k < NR_KINDS; k++)
+		printf(" %10s", kind_name[k]);
+	printf("\n");
+	for (l = 0; l < NR_LAYOUTS; l++) {
+		for (m = 0; m < NR_MIXES; m++) {
+			for (t = 1; t <= max_threads; t++) {
+				printf("  %-9s %-8s %7u", layout_name[l],
+				       mix_name[m], t);
+				for (k = 0; k < NR_KINDS; k++) {
+					p = (struct point){ k, l, m, t, 0 };
+					run_point(&p);
+					ops[k] = p.ops_per_s;
+					printf(" %10.3f", p.ops_per_s / 1e6);
+					fflush(stdout);
+					json_array_append_new(tp, json_pack(
+						"{s:s, s:s, s:s, s:i, s:f}",
+						"lock", kind_name[k],
+						"ranges", layout_name[l],
+						"mix", mix_name[m],
+						"threads", (int)t,
+						"ops_per_s", p.ops_per_s));
+				}
+				printf("\n");
+			}
+			printf("  %-9s %-8s %7s", "", "", "x rwlock");
+			for (k = 0; k < NR_KINDS; k++)
+				printf(" %9.2fx", ops[k] / ops[K_RWLOCK]);
+			printf("\n");
+		}
+	}
+	json_object_set_new(doc, "throughput", tp);
 }
 
 int main(int argc, char **argv)
@@ -343,16 +507,17 @@ int main(int argc, char **argv)
 		{ "threads", required_argument, NULL, 't' },
 		{ "point-ms", required_argument, NULL, 'p' },
 		{ "work", required_argument, NULL, 'w' },
+		{ "no-insn", no_argument, NULL, 'n' },
+		{ "insn-child", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ }
 	};
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	unsigned int max_threads = ncpu > 0 && ncpu <= MAX_THREADS ? ncpu : 2;
+	bool want_insn = true, child = false;
 	const char *json_path = NULL;
-	double ns[NR_PAIRS], ratio;
-	json_t *doc, *unc, *tp;
-	struct point p;
-	unsigned int i, k, l, m, t;
+	double ns[NR_PAIRS], insn[NR_PAIRS];
+	json_t *doc;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -369,6 +534,12 @@ int main(int argc, char **argv)
 		case 'w':
 			work = parse_uint("work", optarg, 0, 1000000);
 			break;
+		case 'n':
+			want_insn = false;
+			break;
+		case 'c':
+			child = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -383,59 +554,49 @@ int main(int argc, char **argv)
 	}
 
 	range_lock_tree_init(&tree);
+	bitmap_shift = pick_bitmap_shift(max_threads);
+	range_bitmap_lock_init(&bitmap, bitmap_shift);
+	if (child) {
+		for (c = 0; c < NR_PAIRS; c++)
+			insn_child_run(pairs[c].name, pairs[c].fn, &pair_iters);
+		return 0;
+	}
+
 	doc = json_object();
-	unc = json_object();
-	tp = json_array();
-	json_object_set_new(doc, "schema", json_string("rlbench-locks/1"));
+	json_object_set_new(doc, "schema", json_string("rlbench-locks/2"));
 	json_object_set_new(doc, "cpus", json_integer(ncpu));
 	json_object_set_new(doc, "work_iters", json_integer(work));
 	json_object_set_new(doc, "point_ms", json_integer(point_ms));
+	json_object_set_new(doc, "bitmap_shift", json_integer(bitmap_shift));
 
-	printf("uncontended lock+unlock, one thread (ns/pair, median of %d)\n",
-	       SAMPLES);
-	for (i = 0; i < NR_PAIRS; i++) {
-		ns[i] = median_pair(pairs[i].fn);
-		printf("  %-32s %8.1f\n", pairs[i].label, ns[i]);
-		json_object_set_new(unc, pairs[i].name, json_real(ns[i]));
+	median_pairs(ns);
+	if (!want_insn || !insn_pairs(NR_PAIRS, insn)) {
+		for (c = 0; c < NR_PAIRS; c++)
+			insn[c] = -1;
+		if (want_insn)
+			fprintf(stderr, "rl_bench: no instruction counts: valgrind (callgrind) %s\n",
+				RL_HAVE_CALLGRIND ? "did not run" :
+				"headers missing at build time");
 	}
-	json_object_set_new(doc, "uncontended_ns", unc);
+	print_pairs(doc, ns, insn);
+	printf("bitmap lock: segments of %u indices, 64 of them span the %u * 1024 indices\n"
+	       "of the layouts below (a fixed shift; Chinner sizes segments to the file)\n",
+	       1u << bitmap_shift, max_threads);
+	run_throughput(doc, max_threads);
 
-	printf("\nthroughput (Mops/s), critical section %u iterations\n", work);
-	printf("  %-9s %-8s %7s", "ranges", "mix", "threads");
-	for (k = 0; k < NR_KINDS; k++)
-		printf(" %11s", kind_name[k]);
+	printf("\nuncontended range lock / rwlock write = %.2fx\n",
+	       ns[P_RANGE_WRITE] / ns[P_RW_WRITE]);
+	printf("tree-path range lock / rwlock write = %.2fx\n",
+	       ns[P_RANGE_WRITE_TREE] / ns[P_RW_WRITE]);
+	printf("uncontended bitmap lock / rwlock: write %.2fx, read %.2fx",
+	       ns[P_BITMAP_WRITE] / ns[P_RW_WRITE],
+	       ns[P_BITMAP_READ] / ns[P_RW_READ]);
+	if (insn[P_BITMAP_WRITE] >= 0)
+		printf("; in instructions %.2fx, %.2fx",
+		       insn[P_BITMAP_WRITE] / insn[P_RW_WRITE],
+		       insn[P_BITMAP_READ] / insn[P_RW_READ]);
 	printf("\n");
-	for (l = 0; l < NR_LAYOUTS; l++) {
-		for (m = 0; m < NR_MIXES; m++) {
-			for (t = 1; t <= max_threads; t++) {
-				printf("  %-9s %-8s %7u", layout_name[l],
-				       mix_name[m], t);
-				for (k = 0; k < NR_KINDS; k++) {
-					p = (struct point){ k, l, m, t, 0 };
-					run_point(&p);
-					printf(" %11.3f", p.ops_per_s / 1e6);
-					fflush(stdout);
-					json_array_append_new(tp, json_pack(
-						"{s:s, s:s, s:s, s:i, s:f}",
-						"lock", kind_name[k],
-						"ranges", layout_name[l],
-						"mix", mix_name[m],
-						"threads", (int)t,
-						"ops_per_s", p.ops_per_s));
-				}
-				printf("\n");
-			}
-		}
-	}
-	json_object_set_new(doc, "throughput", tp);
 
-	ratio = ns[3] / ns[1];
-	json_object_set_new(doc, "ratio_range_write_to_rwlock_write",
-			    json_real(ratio));
-	json_object_set_new(doc, "ratio_range_write_tree_to_rwlock_write",
-			    json_real(ns[6] / ns[1]));
-	printf("\nuncontended range lock / rwlock write = %.2fx\n", ratio);
-	printf("tree-path range lock / rwlock write = %.2fx\n", ns[6] / ns[1]);
 	if (json_path && write_json(json_path, doc))
 		return 1;
 	if (json_path)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Stress validator for lib/range_lock.c.
+ * Stress validator for the range locks: lib/range_lock.c (--lock tree, the
+ * default) and lib/range_lock_bitmap.c (--lock bitmap), each behind its
+ * struct rl_ops table (rl_ops_<name>.c).
  *
  * N threads take random ranges in random modes (lock, killable, trylock;
  * reader or writer) while an optional killer thread sends fatal signals to
@@ -14,7 +16,7 @@
  * long space, so ranges that end at ULONG_MAX and [0, ULONG_MAX] itself
  * are checked too.
  *
- * Exit: 0 if no violation, no stall, no warning and an empty tree at the
+ * Exit: 0 if no violation, no stall, no warning and an empty lock at the
  * end; 1 otherwise (the first violation is printed); 2 on bad arguments.
  */
 #define _GNU_SOURCE
@@ -26,10 +28,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/range_lock.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
 
+#include "rl_ops.h"
 #include "shim.h"
 
 #define MAX_SPACE	4096
@@ -43,7 +45,34 @@ struct worker {
 	unsigned long ops, reads, writes, try_fail, killed, sleeps;
 };
 
-static struct range_lock_tree tree;
+/* Every lock the validator knows, the default first. */
+static const struct rl_ops *const all_ops[] = { &rl_tree_ops, &rl_bitmap_ops };
+static const struct rl_ops *ops = &rl_tree_ops;
+
+#define NR_OPS	(sizeof(all_ops) / sizeof(all_ops[0]))
+
+/* "tree, bitmap": the names --lock accepts. */
+static const char *rl_ops_names(void)
+{
+	static char names[128];
+	unsigned int i;
+
+	names[0] = 0;
+	for (i = 0; i < NR_OPS; i++)
+		snprintf(names + strlen(names), sizeof(names) - strlen(names),
+			 "%s%s", i ? ", " : "", all_ops[i]->name);
+	return names;
+}
+
+static const struct rl_ops *rl_ops_find(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_OPS; i++)
+		if (!strcmp(all_ops[i]->name, name))
+			return all_ops[i];
+	return NULL;
+}
 static unsigned int space = 64;
 static int shadow[2 * MAX_SPACE];
 static unsigned long data[2 * MAX_SPACE];
@@ -159,7 +188,7 @@ static void pick_range(struct worker *w, unsigned long *start,
 static void *worker_fn(void *arg)
 {
 	struct worker *w = arg;
-	struct range_lock rl;
+	union rl_req rl;
 	unsigned long start, last;
 	unsigned int op;
 	bool reader;
@@ -170,33 +199,27 @@ static void *worker_fn(void *arg)
 		pick_range(w, &start, &last);
 		reader = rnd(&w->rng) & 1;
 		op = rnd(&w->rng) % 10;
-		range_lock_init(&rl, start, last);
+		ops->req_init(&rl, start, last);
 		if (op < 2) {
-			ret = reader ? range_read_lock_killable(&tree, &rl) :
-				       range_write_lock_killable(&tree, &rl);
+			ret = ops->lock_killable(&rl, reader);
 			if (ret) {
 				w->killed++;
 				goto next;
 			}
 		} else if (op < 3) {
-			if (!(reader ? range_read_trylock(&tree, &rl) :
-				       range_write_trylock(&tree, &rl))) {
+			if (!ops->trylock(&rl, reader)) {
 				w->try_fail++;
 				goto next;
 			}
-		} else if (reader) {
-			range_read_lock(&tree, &rl);
 		} else {
-			range_write_lock(&tree, &rl);
+			ops->lock(&rl, reader);
 		}
 		hold(w, reader, start, last);
-		if (reader) {
+		if (reader)
 			w->reads++;
-			range_read_unlock(&tree, &rl);
-		} else {
+		else
 			w->writes++;
-			range_write_unlock(&tree, &rl);
-		}
+		ops->unlock(&rl, reader);
 next:
 		/* A real task would die; this one forgets the signal. */
 		shim_clear_sigkill(current);
@@ -235,9 +258,9 @@ static double now_s(void)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: rl_stress [--threads N (1-%d)] [--seconds S] [--space M (4-%d)]\n"
-		"                 [--seed N] [--kill] [--stall-ms MS]\n",
-		MAX_THREADS, MAX_SPACE);
+	fprintf(f, "usage: rl_stress [--lock NAME (%s)] [--threads N (1-%d)] [--seconds S]\n"
+		"                 [--space M (4-%d)] [--seed N] [--kill] [--stall-ms MS]\n",
+		rl_ops_names(), MAX_THREADS, MAX_SPACE);
 }
 
 static unsigned long parse_num(const char *opt, const char *s,
@@ -257,6 +280,7 @@ static unsigned long parse_num(const char *opt, const char *s,
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{ "lock", required_argument, NULL, 'l' },
 		{ "threads", required_argument, NULL, 't' },
 		{ "seconds", required_argument, NULL, 's' },
 		{ "space", required_argument, NULL, 'm' },
@@ -267,7 +291,7 @@ int main(int argc, char **argv)
 		{ }
 	};
 	unsigned long seed = 1, stall_ms = 3000, last_progress = ~0ul;
-	unsigned long ops = 0, reads = 0, writes = 0, try_fail = 0, killed = 0;
+	unsigned long nops = 0, reads = 0, writes = 0, try_fail = 0, killed = 0;
 	unsigned long sleeps = 0;
 	double seconds = 2, t_end, t_moved;
 	pthread_t killer;
@@ -278,6 +302,14 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
+		case 'l':
+			ops = rl_ops_find(optarg);
+			if (!ops) {
+				fprintf(stderr, "rl_stress: --lock '%s': expected one of %s\n",
+					optarg, rl_ops_names());
+				return 2;
+			}
+			break;
 		case 't':
 			nthreads = parse_num("threads", optarg, 1, MAX_THREADS);
 			break;
@@ -315,7 +347,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	range_lock_tree_init(&tree);
+	ops->init(space);
 	for (i = 0; i < nthreads; i++) {
 		workers[i].rng = (seed + 1) * 0x9e3779b97f4a7c15ull + i;
 		if (pthread_create(&workers[i].thread, NULL, worker_fn,
@@ -349,7 +381,7 @@ int main(int argc, char **argv)
 	__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
 	for (i = 0; i < nthreads; i++) {
 		pthread_join(workers[i].thread, NULL);
-		ops += workers[i].ops;
+		nops += workers[i].ops;
 		reads += workers[i].reads;
 		writes += workers[i].writes;
 		try_fail += workers[i].try_fail;
@@ -357,8 +389,9 @@ int main(int argc, char **argv)
 		sleeps += workers[i].sleeps;
 	}
 
-	if (range_lock_tree_is_locked(&tree)) {
-		printf("LEAK: requests left in the tree after every thread unlocked\n");
+	if (ops->is_locked()) {
+		printf("LEAK: %s lock still held after every thread unlocked\n",
+		       ops->name);
 		ret = 1;
 	}
 	if (shim_warn_count()) {
@@ -367,8 +400,8 @@ int main(int argc, char **argv)
 	}
 	if (violations)
 		ret = 1;
-	printf("rl_stress: threads=%u space=%u kill=%d ops=%lu reads=%lu writes=%lu try_fail=%lu killed=%lu sleeps=%lu violations=%lu: %s\n",
-	       nthreads, space, kill, ops, reads, writes, try_fail, killed,
+	printf("rl_stress: lock=%s threads=%u space=%u kill=%d ops=%lu reads=%lu writes=%lu try_fail=%lu killed=%lu sleeps=%lu violations=%lu: %s\n",
+	       ops->name, nthreads, space, kill, nops, reads, writes, try_fail, killed,
 	       sleeps, violations, ret ? "FAIL" : "PASS");
 	return ret;
 }

@@ -21,6 +21,7 @@
 #include <linux/sched/task.h>
 #include <linux/sched/wake_q.h>
 #include <linux/spinlock.h>
+#include <linux/wait_bit.h>
 
 #include "shim.h"
 
@@ -248,3 +249,77 @@ void shim_lock_release(struct lockdep_map *map, unsigned long ip)
 	shim_warn(__FILE__, __LINE__, "releasing a lock that is not held");
 }
 #endif
+
+/* wait_var_event(): hashed lists of sleepers, as the kernel's. */
+#define VAR_WAIT_BITS	6
+
+static struct {
+	spinlock_t lock;
+	struct shim_var_waiter *first;
+} var_wait[1 << VAR_WAIT_BITS];
+
+static unsigned int var_hash(void *var)
+{
+	return ((uintptr_t)var >> 4) & ((1 << VAR_WAIT_BITS) - 1);
+}
+
+long shim_prepare_var_wait(void *var, struct shim_var_waiter *w,
+			   unsigned int state)
+{
+	unsigned int h = var_hash(var);
+	struct shim_var_waiter **p;
+	long ret = 0;
+
+	spin_lock(&var_wait[h].lock);
+	if (signal_pending_state(state, current)) {
+		for (p = &var_wait[h].first; w->queued && *p; p = &(*p)->next)
+			if (*p == w) {
+				*p = w->next;
+				w->queued = false;
+				break;
+			}
+		ret = -ERESTARTSYS;
+	} else {
+		if (!w->queued) {
+			w->var = var;
+			w->task = current;
+			w->next = var_wait[h].first;
+			var_wait[h].first = w;
+			w->queued = true;
+		}
+		set_current_state(state);
+	}
+	spin_unlock(&var_wait[h].lock);
+	return ret;
+}
+
+void shim_finish_var_wait(struct shim_var_waiter *w)
+{
+	struct shim_var_waiter **p;
+	unsigned int h;
+
+	__set_current_state(TASK_RUNNING);
+	if (!w->queued)
+		return;
+	h = var_hash(w->var);
+	spin_lock(&var_wait[h].lock);
+	for (p = &var_wait[h].first; *p; p = &(*p)->next)
+		if (*p == w) {
+			*p = w->next;
+			break;
+		}
+	w->queued = false;
+	spin_unlock(&var_wait[h].lock);
+}
+
+void wake_up_var(void *var)
+{
+	unsigned int h = var_hash(var);
+	struct shim_var_waiter *w;
+
+	spin_lock(&var_wait[h].lock);
+	for (w = var_wait[h].first; w; w = w->next)
+		if (w->var == var)
+			wake_up_process(w->task);
+	spin_unlock(&var_wait[h].lock);
+}

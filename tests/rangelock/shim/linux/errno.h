@@ -5,4 +5,7 @@
 
 #include <asm/errno.h>
 
+/* Kernel-internal: a wait ended by a signal (wait_var_event_killable()). */
+#define ERESTARTSYS	512
+
 #endif

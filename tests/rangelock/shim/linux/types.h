@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Userspace stand-in for <linux/types.h>: the kernel types range_lock uses. */
+/* Userspace stand-in for <linux/types.h>: the kernel types the locks use. */
 #ifndef SHIM_LINUX_TYPES_H
 #define SHIM_LINUX_TYPES_H
 
@@ -12,5 +12,13 @@ typedef uint16_t u16;
 typedef uint32_t u32;
 typedef uint64_t u64;
 typedef int64_t s64;
+
+typedef struct {
+	int counter;
+} atomic_t;
+
+typedef struct {
+	long counter;
+} atomic_long_t;
 
 #endif

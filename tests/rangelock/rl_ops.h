@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One range lock behind a small table of operations, as locktorture's
+ * lock_torture_ops, so that the stress validator drives every lock the
+ * same way.  Each lock registers its table from a file of its own
+ * (rl_ops_<name>.c); a request is the union of the locks' requests.
+ */
+#ifndef RL_OPS_H
+#define RL_OPS_H
+
+#include <stdbool.h>
+
+#include <linux/range_lock.h>
+#include <linux/range_lock_bitmap.h>
+
+union rl_req {
+	struct range_lock tree;
+	struct range_bitmap_req bitmap;
+};
+
+struct rl_ops {
+	const char *name;
+	const char *desc;
+	/* Set up the one lock the run uses; @space is the indices it spans. */
+	void (*init)(unsigned long space);
+	void (*req_init)(union rl_req *req, unsigned long start,
+			 unsigned long last);
+	void (*lock)(union rl_req *req, bool reader);
+	int (*lock_killable)(union rl_req *req, bool reader);
+	int (*trylock)(union rl_req *req, bool reader);
+	void (*unlock)(union rl_req *req, bool reader);
+	/* Anything still held or counted once every thread has unlocked? */
+	bool (*is_locked)(void);
+};
+
+extern const struct rl_ops rl_tree_ops;
+extern const struct rl_ops rl_bitmap_ops;
+
+#endif
