@@ -53,8 +53,14 @@ jq_ok "truncate: wide_truncate carries wait_ns, extend does not; faults past EOF
 	 .counters.sigbus > 0 and .verify.errors == 0"
 
 # no gap: the wide thread is inside a request nearly all the time, so
-# the one the window's close cut short is kept as unfinished
-run_split workloads/rlwork fairness --threads 1 --wide-gap-us 0 "${common[@]}" --json "$j"
+# the one the window's close cut short is kept as unfinished.  "Nearly":
+# a thread preempted between two requests at the close has none in
+# flight, so up to three runs are given to show one.
+for try in 1 2 3; do
+	run_split workloads/rlwork fairness --threads 1 --wide-gap-us 0 "${common[@]}" --json "$j"
+	jq -e '.ops[] | select(.name == "wide_punch") | .wait_ns.unfinished > 0' "$j" >/dev/null && break
+	echo "try $try: no request in flight at the window's close" | diag
+done
 jq_ok "--wide-gap-us 0: the request in flight at the window's close is unfinished (> 0)" "$j" \
 	'.ops[] | select(.name == "wide_punch") | .wait_ns.unfinished > 0'
 
