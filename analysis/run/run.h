@@ -256,6 +256,7 @@ struct plan_req {
 	const struct matrix_out *mx;
 	const char *mode, *iterations, *budget, *seed, *accel, *name;
 	const char *profile;	/* PROFILE=: insn or none */
+	const char *stats;	/* STATS=: 1 (default) or 0, no stats boot */
 	const char *kernel, *baseline, *variants, *rerun_of;
 	bool debug;
 	/* bare: the running kernel's variant, its scratch, its binding */
@@ -280,6 +281,8 @@ struct plan_set {
 	int max_iterations, rounds;
 	int cost_rounds;	/* ITERATIONS=auto: 2, a third where they differ */
 	bool debug;
+	bool stats_boot;	/* one stats boot per variant (plan.c) */
+	const char *stats_why;	/* why it has one, or none */
 };
 
 /* seconds of a time budget; -1 for "none", -2 for anything not one */
