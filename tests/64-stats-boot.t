@@ -133,10 +133,10 @@ rd=$(sed -n 's/^run: //p' <<<"$OUT" | tail -1)
 is "$RC:$(grep -c -- dio-stats "$STUB/boots.log"):$(jq -r .stats_boot.on "$rd/meta.json")" "0:0:false" \
 	"monitors mapping_lock: every boot counts already, no stats boot"
 fresh bad
-n=$(ls results 2>/dev/null | wc -l)
+n=$(find results -maxdepth 1 -mindepth 1 2>/dev/null | wc -l)
 run runners/run bench --matrix "$tmp/two.matrix" --kernel rangelock --stats yes
 like "$RC:$OUT" "^2:.*STATS='yes' is not one of 1 .*, 0 " "STATS=yes: exit 2, naming what is accepted"
-is "$(ls results 2>/dev/null | wc -l):$(cat "$STUB/kbuild.log" 2>/dev/null)" "$n:" "... nothing built, no run directory"
+is "$(find results -maxdepth 1 -mindepth 1 2>/dev/null | wc -l):$(cat "$STUB/kbuild.log" 2>/dev/null)" "$n:" "... nothing built, no run directory"
 
 # --- the report: rlsynth runs with a stats boot ---
 synth() {	# NAME ARGS...: a synthetic run, its report
