@@ -8,8 +8,7 @@
 # next` names; cost mode refuses virtio-blk and names its results -cost;
 # the flavours follow the matrix; a variant with features is built, named
 # and booted by its full name, and meta.json names its strategy and
-# features.  Its runs have no stats boot (--stats 0): tests/64 plans and
-# runs those.
+# features.
 . "$(dirname "$0")/lib/tap.sh"
 plan 84
 
@@ -122,7 +121,7 @@ rundir() {
 	sed -n "s|^run: run directory: |$TOP/|p" <<<"$OUT" >>"$tmp/made"
 	sed -n 's/^run: //p' <<<"$OUT" | tail -1
 }
-bench() { run runners/run bench --stats 0 --matrix "$tmp/two.matrix" "$@"; rd=$(rundir); [ -n "$rd" ] && made+=("$TOP/$rd"); }
+bench() { run runners/run bench --matrix "$tmp/two.matrix" "$@"; rd=$(rundir); [ -n "$rd" ] && made+=("$TOP/$rd"); }
 
 # KERNEL=rangelock, as the README writes it (no --name): stock joins it,
 # and the boots interleave.
@@ -209,7 +208,7 @@ like "$OUT" "after 3 boots a variant: INCONCLUSIVE against stock \(stub at 3\); 
 fresh auto-max
 echo p002-buffered-rw >"$STUB/next-always"
 printf '# m\nmax_iterations 5\ninclude two.matrix\n' >"$tmp/max.matrix"
-run runners/run bench --stats 0 --matrix "$tmp/max.matrix" --kernel rangelock --iterations auto
+run runners/run bench --matrix "$tmp/max.matrix" --kernel rangelock --iterations auto
 rd=$(rundir); made+=("$TOP/$rd")
 is "$(jq '[.boot_order[].iteration] | max' "$rd/meta.json")" 5 "a point never decided stops at max_iterations"
 is "$(jq -c .auto_stop "$rd/meta.json")" '{"rule":"max_iterations","rounds":5,"undecided":["p002-buffered-rw"]}' "meta.json says why the rounds ended, and which points were still undecided"
@@ -233,7 +232,7 @@ is "$(jq -r '[.budget, .budget_s, .requested.budget] | join(" ")' "$rd/meta.json
 STUB_TIME_SLEEP=1,1 run runners/run bench --resume "$rd" --budget 32s
 is "$RC:$(jq '[.boot_order[].iteration] | max' "$rd/meta.json"):$(jq -r '[.budget, .auto_stop.rule, .auto_stop.rounds] | join(" ")' "$rd/meta.json")" \
 	"0:6:32s budget 6" "RESUME with BUDGET=32s adds rounds 5 and 6 and records the new budget"
-run runners/run bench --stats 0 --matrix "$tmp/two.matrix" --kernel rangelock --budget soon
+run runners/run bench --matrix "$tmp/two.matrix" --kernel rangelock --budget soon
 like "$RC:$OUT" "^2:run: BUDGET='soon' is not a time \(accepted: none, or minutes: 8, 8m, or seconds: 90s" "BUDGET=soon: exit 2, naming it"
 
 # Cost mode: results named -cost, env.mode=cost, a memory device.
@@ -248,7 +247,7 @@ is "$(sort -u "$STUB/cpus.log" | xargs)" "stock cost 1 stock time $(nproc)" "cos
 is "$(jq .cost.cpus "$rd/meta.json")" 1 "meta.json records the cost guests' vCPUs"
 fresh cost-cpus
 printf '# c\ninclude two.matrix\ncpus 3\ncost_cpus 2\n' >"$tmp/cc.matrix"
-run runners/run bench --stats 0 --matrix "$tmp/cc.matrix" --kernel stock --mode both --iterations 1
+run runners/run bench --matrix "$tmp/cc.matrix" --kernel stock --mode both --iterations 1
 rd=$(rundir); made+=("$TOP/$rd")
 is "$RC:$(sort -u "$STUB/cpus.log" | xargs)" "0:stock cost 2 stock time 3" "cost_cpus and cpus set them"
 rm "$rd"/stock/*-cost-i1.result.json "$STUB/cpus.log"
@@ -280,7 +279,7 @@ fresh serial
 STUB_COST_SLEEP=0.3 RLBENCH_COST_JOBS=1 bench --kernel rangelock --mode cost --iterations 2
 is "$RC:$(overlaps "$(spans "$STUB/spans.log")" other)" "0:0" "RLBENCH_COST_JOBS=1: one cost boot at a time"
 for bad in 0 x 100; do
-	RLBENCH_COST_JOBS=$bad run runners/run bench --stats 0 --matrix "$tmp/two.matrix" --kernel stock --mode cost
+	RLBENCH_COST_JOBS=$bad run runners/run bench --matrix "$tmp/two.matrix" --kernel stock --mode cost
 	like "$RC:$OUT" "^2:run: RLBENCH_COST_JOBS='$bad' is not a number of guests from 1 to 99" "RLBENCH_COST_JOBS=$bad: exit 2, naming it"
 done
 # A cost boot whose runner fails ends the run, and stops the one beside it.
@@ -296,18 +295,18 @@ is "$(grep -c '^end' "$STUB/spans.log"):$(pgrep -fc "$tmp/qemu" || true)" "0:0" 
 # says cost_runtime and cost_ramp; time boots the matrix's runtime.
 fresh cost-runtime
 printf '# r\ninclude two.matrix\nruntime 7\nramp 2\n' >"$tmp/long.matrix"
-run runners/run bench --stats 0 --matrix "$tmp/long.matrix" --kernel stock --mode both --iterations 1
+run runners/run bench --matrix "$tmp/long.matrix" --kernel stock --mode both --iterations 1
 rd=$(rundir); made+=("$TOP/$rd")
 is "$(grep -- '--env mode=cost' "$STUB/plans.log" | grep -o -- '--runtime [0-9]* --ramp [0-9]*' | sort -u):$(grep -- '--env mode=time' "$STUB/plans.log" | grep -o -- '--runtime [0-9]* --ramp [0-9]*' | sort -u)" \
 	"--runtime 2 --ramp 3:--runtime 7 --ramp 2" "cost boots run 2 s after 3 s of ramp, time boots the matrix's 7 and 2"
 fresh cost-runtime-set
 printf '# r\ninclude two.matrix\nruntime 7\nramp 2\ncost_runtime 5\ncost_ramp 0\n' >"$tmp/long.matrix"
-run runners/run bench --stats 0 --matrix "$tmp/long.matrix" --kernel stock --mode cost --iterations 1
+run runners/run bench --matrix "$tmp/long.matrix" --kernel stock --mode cost --iterations 1
 rd=$(rundir); made+=("$TOP/$rd")
 is "$(grep -o -- '--runtime [0-9]* --ramp [0-9]*' "$STUB/plans.log" | sort -u)" "--runtime 5 --ramp 0" "cost_runtime and cost_ramp set them"
 printf '# v\ndevice virtio-blk\ninclude two.matrix\n' >"$tmp/virtio.matrix"
 n0=$(find "$TOP/results" -maxdepth 1 | wc -l)
-run runners/run bench --stats 0 --matrix "$tmp/virtio.matrix" --kernel stock --mode cost
+run runners/run bench --matrix "$tmp/virtio.matrix" --kernel stock --mode cost
 like "$RC:$OUT" "^2:run: [^ ]*/virtio.matrix:2: device virtio-blk cannot run in cost mode" "a virtio-blk cost matrix is refused with its line"
 is "$(find "$TOP/results" -maxdepth 1 | wc -l)" "$n0" "and no run directory is made"
 
@@ -321,7 +320,7 @@ is "$(sort "$STUB/kbuild.log" | xargs)" "imutex rangelock --stats stock --stats"
 is "$(jq -r '.flavours_skipped[0] | "\(.variant) \(.flavour)"' "$rd/meta.json")" "imutex stats" "meta.json records the skipped flavour"
 fresh xfs
 printf '# x\nfs xfs\ndisk_mb 320\ninclude two.matrix\n' >"$tmp/xfs.matrix"
-run runners/run bench --stats 0 --matrix "$tmp/xfs.matrix" --kernel rangelock --iterations 1
+run runners/run bench --matrix "$tmp/xfs.matrix" --kernel rangelock --iterations 1
 rd=$(rundir); made+=("$TOP/$rd")
 is "$(xargs <"$STUB/kbuild.log")" "stock --xfs" "an xfs matrix builds the xfs flavour of stock only"
 is "$(jq -r '.skipped[0].variant' "$rd/meta.json")" rangelock "and skips rangelock in meta.json"
@@ -330,7 +329,7 @@ is "$(jq -r '.skipped[0].variant' "$rd/meta.json")" rangelock "and skips rangelo
 # spelling; a matrix's variant allows its strategy with at least its
 # features, so dio-serial takes rangelock with one more.
 fresh features
-run runners/run bench --stats 0 --matrix dio-serial --kernel rangelock+fault-retry+shared-alloc-dio \
+run runners/run bench --matrix dio-serial --kernel rangelock+fault-retry+shared-alloc-dio \
 	--baseline rwsem-range+shared-alloc-dio --iterations 1
 rd=$(rundir); [ -n "$rd" ] && made+=("$TOP/$rd")
 is "$RC" 0 "KERNEL=rangelock+fault-retry+shared-alloc-dio BASELINE=rwsem-range+shared-alloc-dio runs"
@@ -350,13 +349,13 @@ is "$(find "$TOP/$rd" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | sort | xa
 	"rangelock+shared-alloc-dio+fault-retry rwsem-range+shared-alloc-dio" "results go to a directory per full name"
 # README.md's ablation: the DIO feature on both sides, the lock alone differs.
 fresh features-readme
-run runners/run bench --stats 0 --matrix "$tmp/two.matrix" --kernel rangelock+shared-alloc-dio --baseline stock+shared-alloc-dio --iterations 1
+run runners/run bench --matrix "$tmp/two.matrix" --kernel rangelock+shared-alloc-dio --baseline stock+shared-alloc-dio --iterations 1
 rd=$(rundir); [ -n "$rd" ] && made+=("$TOP/$rd")
 is "$RC:$(jq -c '[.variants[] | [.name, .strategy, .features]]' "$rd/meta.json")" \
 	'0:[["stock+shared-alloc-dio","stock",["shared-alloc-dio"]],["rangelock+shared-alloc-dio","rangelock",["shared-alloc-dio"]]]' \
 	"README's KERNEL=rangelock+shared-alloc-dio BASELINE=stock+shared-alloc-dio: both built with the feature"
 fresh features-none
-run runners/run bench --stats 0 --matrix "$tmp/two.matrix" --kernel rangelock --iterations 1
+run runners/run bench --matrix "$tmp/two.matrix" --kernel rangelock --iterations 1
 rd=$(rundir); [ -n "$rd" ] && made+=("$TOP/$rd")
 is "$(jq -c '[.variants[] | [.name, .strategy, .features]]' "$rd/meta.json"):$(sort -u "$STUB/features.log" | xargs)" \
 	'[["stock","stock",[]],["rangelock","rangelock",[]]]:rangelock <> stock <>' \
@@ -365,9 +364,9 @@ for k in "stock+|an empty feature after '\\+'" "stock+nosuch|unknown feature 'no
 	"stock+fault-retry+fault-retry|feature 'fault-retry' named twice" \
 	"imutex+fault-retry|feature 'fault-retry' does not apply to imutex; accepted on: stock rangelock rwsem-range"; do
 	n=${k%%|*}
-	run runners/run bench --stats 0 --matrix "$tmp/two.matrix" --kernel "$n" --iterations 1
+	run runners/run bench --matrix "$tmp/two.matrix" --kernel "$n" --iterations 1
 	like "$RC:$OUT" "^2:[^"$'\n'"]*KERNEL='${n//+/\\+}': ${k#*|}" "KERNEL=$n: exit 2, naming it and why"
 done
-run runners/run bench --stats 0 --matrix "$tmp/two.matrix" --kernel stock --baseline rangelock+fault-retry+fault-retry --iterations 1
+run runners/run bench --matrix "$tmp/two.matrix" --kernel stock --baseline rangelock+fault-retry+fault-retry --iterations 1
 like "$RC:$OUT" "^2:[^"$'\n'"]*BASELINE='rangelock\+fault-retry\+fault-retry': feature 'fault-retry' named twice" "a bad BASELINE: exit 2, naming it"
 done_testing

@@ -3,8 +3,9 @@
 # lock counters cost time on every acquisition, so a time-mode run boots
 # each variant once more on its -stats kernel for the report's waits.
 # Planned by rlstat plan, run by runners/run with the stubs tests/53 uses
-# (no kernel, no guest): one stats boot per variant, none for imutex (no
-# lock to count), none with STATS=0 or in cost mode; its results never
+# (no kernel, no guest): one stats boot per variant of a matrix with
+# `stats_boot yes` (configs/default.matrix) or with STATS=1, none for
+# imutex (no lock to count), none with STATS=0 or in cost mode; its results never
 # enter a rate or the verdict; the report shows each variant's waits per
 # role where the point has one op, says "not separable" where it has
 # several, and draws them against threads (rlsynth runs).
@@ -12,7 +13,7 @@
 for c in jq gnuplot; do
 	command -v $c >/dev/null || { echo "1..0 # skip $c not installed"; exit 0; }
 done
-plan 38
+plan 40
 
 tmp=$(mktemp -d)
 # shellcheck disable=SC2317  # run from the EXIT trap
@@ -61,14 +62,16 @@ S
 chmod +x "$tmp/kbuild" "$tmp/qemu"
 export RLBENCH_KBUILD=$tmp/kbuild RLBENCH_QEMU=$tmp/qemu RLBENCH_RLSTAT=/bin/true
 cat >"$tmp/two.matrix" <<'M'
-# two: two points
+# two: two points, with stats boots as configs/default.matrix
 mode time
 iterations 2
 runtime 1
 ramp 0
+stats_boot yes
 point dio --threads 1 --size 4m
 point buffered-rw --threads 1 --size 4m
 M
+grep -v '^stats_boot' "$tmp/two.matrix" >"$tmp/plain.matrix"
 fresh() { export STUB=$tmp/stub-$1; mkdir -p "$STUB"; }
 bench() {
 	run runners/run bench --matrix "$tmp/two.matrix" "$@"
@@ -121,6 +124,16 @@ is "$RC:$(grep -c -- --stats "$STUB/kbuild.log"):$(grep -c -- dio-stats "$STUB/b
 jq_ok "meta.json says why, and a rerun repeats STATS=0" "$rd/meta.json" \
 	'(.stats_boot | .on == false and .why == "STATS=0") and .requested.stats == "0"'
 like "$(analysis/rlstat plan rerun "$rd" | xargs)" "--stats 0" "rlstat plan rerun: --stats 0"
+fresh plain
+run runners/run bench --matrix "$tmp/plain.matrix" --kernel rangelock
+sed -n "s|^run: run directory: |$TOP/|p" <<<"$OUT" >>"$tmp/made"
+rd=$(sed -n 's/^run: //p' <<<"$OUT" | tail -1)
+is "$RC:$(grep -c -- dio-stats "$STUB/boots.log"):$(grep -c -- --stats "$STUB/kbuild.log")" "0:0:0" \
+	"a matrix without stats_boot yes (a debug one, say): no stats boot, no -stats kernel built"
+: >"$STUB/boots.log"
+run runners/run bench --matrix "$tmp/plain.matrix" --kernel rangelock --stats 1
+sed -n "s|^run: run directory: |$TOP/|p" <<<"$OUT" >>"$tmp/made"
+is "$RC:$(grep -c -- dio-stats "$STUB/boots.log")" "0:2" "... unless STATS=1 asks for it"
 fresh cost
 bench --kernel rangelock --mode cost
 is "$RC:$(grep -c -- dio-stats "$STUB/boots.log"):$(jq -r .stats_boot.why "$rd/meta.json")" \

@@ -96,12 +96,18 @@ static void check_request(const struct plan_req *q)
  * A stats boot per variant beside the timed boots: the -stats kernel's
  * lock counters cost time on every acquisition, so timed boots run
  * without them and the report's waits come from one boot that has them
- * (run/waits.c). None when the user opts out, when nothing runs in
- * time mode, or when every boot counts already (monitors mapping_lock).
+ * (run/waits.c). Asked for by STATS=1 or the matrix's `stats_boot yes`
+ * (default.matrix's; a matrix without it, a debug one say, builds no
+ * second kernel unasked). None when the user opts out, when nothing
+ * runs in time mode, or when every boot counts already (monitors
+ * mapping_lock).
  */
 static void plan_stats(const struct plan_req *q, json_t *meta,
-		       const char *monitors, struct plan_set *s)
+		       const struct matrix_out *mx, const char *monitors,
+		       struct plan_set *s)
 {
+	bool asked = q->stats && *q->stats;
+
 	json_t *sb = json_object_get(meta, "stats_boot");
 
 	if (meta) {	/* a RESUME: as recorded; runs from before, none */
@@ -112,8 +118,11 @@ static void plan_stats(const struct plan_req *q, json_t *meta,
 		return;
 	}
 	s->stats_boot = false;
-	if (q->stats && !strcmp(q->stats, "0"))
+	if (asked && !strcmp(q->stats, "0"))
 		s->stats_why = "STATS=0";
+	else if (!asked && strcmp(set_or(mx, "stats_boot", "no"), "yes"))
+		s->stats_why = "the matrix has no `stats_boot yes` (STATS=1 "
+			       "asks for it)";
 	else if (!strstr(s->modes, "time"))
 		s->stats_why = "no point runs in time mode";
 	else if (strstr(monitors, " mapping_lock "))
@@ -312,7 +321,7 @@ void plan_resolve(const struct plan_req *q, json_t *meta,
 			  s->profile);
 	s->rounds = strcmp(s->iterations, "auto") ? atoi(s->iterations) : 3;
 	s->cost_rounds = strcmp(s->iterations, "auto") ? s->rounds : 2;
-	plan_stats(q, meta, pad, s);
+	plan_stats(q, meta, mx, pad, s);
 	free(flat);
 	free(pad);
 	free(where);
