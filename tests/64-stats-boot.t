@@ -13,7 +13,7 @@
 for c in jq gnuplot; do
 	command -v $c >/dev/null || { echo "1..0 # skip $c not installed"; exit 0; }
 done
-plan 40
+plan 41
 
 tmp=$(mktemp -d)
 # shellcheck disable=SC2317  # run from the EXIT trap
@@ -187,6 +187,8 @@ waits_of() {
 ok "$(waits_of "$tmp/one" rangelock; echo $?)" "the report names rangelock's read waits: table rows and the explanation"
 ok "$(waits_of "$tmp/swapped" rangelock; [ $? = 1 ]; echo $?)" "(the check fails the swapped run)"
 ok "$(waits_of "$tmp/swapped" stock; echo $?)" "... which names stock's"
+like "$(sed -n '/^Stats boots:/,/^[A-Z]/p' "$tmp/one/report.txt")" "^Stats boots: one per variant, on its -stats kernel: the lock waits only" \
+	"the header says the run has stats boots, and what they are for"
 like "$(cat "$tmp/one/report.txt")" $'  mean wait us +10.0 +25.0\n  max wait us +500.0 +3000.0' \
 	"mean wait (total over contended) and the point's longest, per variant"
 like "$(cat "$tmp/both/report.txt")" $'Waits all roles +stats boot +stats boot\n(.*\n){4}  \\(per role: not separable' \

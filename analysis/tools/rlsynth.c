@@ -436,6 +436,9 @@ static void write_meta(const struct opts *o)
 		"ended", "2026-12-03T09:00:00Z");
 	if (o->mode || o->boot_noise > 0 || o->sequential)
 		meta_order(o, meta);
+	if (o->stats_boot)	/* as rlstat plan create records it */
+		json_object_set_new(meta, "stats_boot", json_pack("{s:b, s:s}",
+				    "on", 1, "why", "rlsynth --stats-boot"));
 	/* meta.json's one writer, as for a real run */
 	plan_meta_write(o->dir, meta);
 	json_decref(meta);
