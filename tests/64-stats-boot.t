@@ -13,7 +13,7 @@
 for c in jq gnuplot; do
 	command -v $c >/dev/null || { echo "1..0 # skip $c not installed"; exit 0; }
 done
-plan 41
+plan 42
 
 tmp=$(mktemp -d)
 # shellcheck disable=SC2317  # run from the EXIT trap
@@ -209,6 +209,8 @@ ok "$([ -s "$tmp/one/waits-01-dio.png" ] && tail -c 200 "$tmp/one/waits-01-dio.s
 svg=$(cat "$tmp/one/waits-01-dio.svg")
 ok "$([[ $svg == *"rangelock read"* && $svg == *"stock read"* && $svg == *"ms waited per s"* && $svg == *"contended per s"* ]]; echo $?)" \
 	"its lines name variant and role, its axes ms waited and contended per second"
+run tests/lib/svg-fits "$tmp/one/waits-01-dio.svg" "$tmp/both/waits-01-dio.svg"
+is "$RC:$OUT" "0:" "every text of the chart lies on its canvas (tests/lib/svg-fits)"
 like "$(cat "$tmp/one/report.html")" "<h2>Lock waits against threads \\(time mode, stats boot\\)</h2>" "report.html shows it in a section of its own"
 
 # --- runners/collect: a maximum is the point's own only after a reset ---

@@ -14,7 +14,9 @@
  * shared and exclusive acquisitions alike), so the waits of a point
  * belong to one role only when the point has one op; a point of several
  * ops (fault and punch, truncate and its readers) has the point's waits,
- * not separable by role.
+ * not separable by role. The window is the monitor's: rlwork's whole run,
+ * its fill and verification included, but those run on one thread and a
+ * wait needs two tasks at once, so the waits are the measured threads'.
  */
 #include <math.h>
 #include <stdio.h>
