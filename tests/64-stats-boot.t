@@ -13,7 +13,7 @@
 for c in jq gnuplot; do
 	command -v $c >/dev/null || { echo "1..0 # skip $c not installed"; exit 0; }
 done
-plan 42
+plan 43
 
 tmp=$(mktemp -d)
 # shellcheck disable=SC2317  # run from the EXIT trap
@@ -150,6 +150,11 @@ n=$(find results -maxdepth 1 -mindepth 1 2>/dev/null | wc -l)
 run runners/run bench --matrix "$tmp/two.matrix" --kernel rangelock --stats yes
 like "$RC:$OUT" "^2:.*STATS='yes' is not one of 1 .*, 0 " "STATS=yes: exit 2, naming what is accepted"
 is "$(find results -maxdepth 1 -mindepth 1 2>/dev/null | wc -l):$(cat "$STUB/kbuild.log" 2>/dev/null)" "$n:" "... nothing built, no run directory"
+
+printf 'stats_boot maybe\ninclude two.matrix\n' >"$tmp/bad.matrix"
+run runners/matrix "$tmp/bad.matrix"
+like "$RC:$OUT" "^2:.*bad.matrix:1: stats_boot 'maybe' is not supported \(accepted: yes, no\)" \
+	"a matrix's stats_boot maybe: exit 2, its file and line, what is accepted"
 
 # --- the report: rlsynth runs with a stats boot ---
 synth() {	# NAME ARGS...: a synthetic run, its report
