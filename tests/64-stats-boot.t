@@ -13,7 +13,7 @@
 for c in jq gnuplot; do
 	command -v $c >/dev/null || { echo "1..0 # skip $c not installed"; exit 0; }
 done
-plan 43
+plan 44
 
 tmp=$(mktemp -d)
 # shellcheck disable=SC2317  # run from the EXIT trap
@@ -204,6 +204,8 @@ ok "$(grep -q '^Waits' "$tmp/none/report.txt" || grep -q 'waits     read' "$tmp/
 	"no stats boot: no waits rows, the waits not measured"
 like "$(cat "$tmp/one/report.html")" "the read role's own \\(the point's one op\\), per boot \\(stats boot\\): contended 1000 &rarr; 8000" \
 	"report.html: the role's waits"
+like "$(cat "$tmp/one/report.html")" "<tr><td>rangelock</td><td>stats boot</td><td>8000</td><td>200.00</td><td>25.0</td><td>3000.0</td></tr>" \
+	"... and its point sections the waits table"
 
 # --- the chart: waits against threads beside throughput ---
 is "$(analysis/rlstat charts "$tmp/one" | awk -F'\t' '$2 == "waits" {print $1}')" "waits-01-dio" \

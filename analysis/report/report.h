@@ -25,6 +25,8 @@ void put_point_line(FILE *f, const struct point *p);
 
 void report_waits_rows(FILE *f, const struct gated_run *x, int pt,
 		       const int *o, int n);
+/* the same, as report.html's table in the point's section */
+void report_waits_html(FILE *f, const struct gated_run *x, int pt);
 /* v with prec decimals, "-" for NAN */
 void waits_fmt(char *buf, size_t len, double v, int prec);
 

@@ -98,3 +98,56 @@ void report_waits_rows(FILE *f, const struct gated_run *x, int pt,
 		cell_waits_free(w[i]);
 	free(w);
 }
+
+void report_waits_html(FILE *f, const struct gated_run *x, int pt)
+{
+	static const int prec[] = { 0, 2, 1, 1 };
+	const struct run *r = x->r;
+	int *o = variant_order(r, x->base);
+	struct cell_waits **w = xcalloc(r->nvariants, sizeof(*w));
+	const char *role = NULL;
+	bool any = false, several = false;
+	char buf[32];
+	int i, k;
+
+	for (i = 0; i < r->nvariants; i++) {
+		w[i] = cell_waits_load(r, run_cell(r, pt, o[i]));
+		any |= w[i]->source != NULL;
+		if (w[i]->source && w[i]->role)
+			role = role ? role : w[i]->role;
+		several |= w[i]->source && !w[i]->role;
+	}
+	if (any) {
+		fputs("<p>Invalidation lock waits of ", f);
+		if (role && !several) {
+			fputs("the ", f);
+			html_esc(f, role);
+			fputs(" role (the point's one op)", f);
+		} else {
+			fputs("all roles (not separable by role: the counters "
+			      "count every op of the point)", f);
+		}
+		fputs(", per boot:</p>\n<table class=\"stats\"><tr><th>variant"
+		      "</th><th>from</th><th>contended</th><th>waited ms</th>"
+		      "<th>mean wait &micro;s</th><th>max wait &micro;s</th>"
+		      "</tr>\n", f);
+		for (i = 0; i < r->nvariants; i++) {
+			fputs("<tr><td>", f);
+			html_esc(f, r->variants[o[i]]);
+			fputs("</td><td>", f);
+			html_esc(f, source_word(run_cell(r, pt, o[i]), w[i]));
+			fputs("</td>", f);
+			for (k = W_COUNT; k <= W_MAX; k++) {
+				waits_fmt(buf, sizeof(buf),
+					  waits_value(w[i], k), prec[k]);
+				fprintf(f, "<td>%s</td>", buf);
+			}
+			fputs("</tr>\n", f);
+		}
+		fputs("</table>\n", f);
+	}
+	for (i = 0; i < r->nvariants; i++)
+		cell_waits_free(w[i]);
+	free(w);
+	free(o);
+}
