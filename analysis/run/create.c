@@ -92,49 +92,6 @@ static void check_request(const struct plan_req *q)
 			  "variant, the default), 0 (none)", q->stats);
 }
 
-/*
- * A stats boot per variant beside the timed boots: the -stats kernel's
- * lock counters cost time on every acquisition, so timed boots run
- * without them and the report's waits come from one boot that has them
- * (run/waits.c). Asked for by STATS=1 or the matrix's `stats_boot yes`
- * (default.matrix's; a matrix without it, a debug one say, builds no
- * second kernel unasked). None when the user opts out, when nothing
- * runs in time mode, or when every boot counts already (monitors
- * mapping_lock).
- */
-static void plan_stats(const struct plan_req *q, json_t *meta,
-		       const struct matrix_out *mx, const char *monitors,
-		       struct plan_set *s)
-{
-	bool asked = q->stats && *q->stats;
-
-	json_t *sb = json_object_get(meta, "stats_boot");
-
-	if (meta) {	/* a RESUME: as recorded; runs from before, none */
-		s->stats_boot = json_is_true(json_object_get(sb, "on"));
-		s->stats_why = json_string_value(json_object_get(sb, "why"));
-		if (!s->stats_why)
-			s->stats_why = "the run recorded none";
-		return;
-	}
-	s->stats_boot = false;
-	if (asked && !strcmp(q->stats, "0"))
-		s->stats_why = "STATS=0";
-	else if (!asked && strcmp(set_or(mx, "stats_boot", "no"), "yes"))
-		s->stats_why = "the matrix has no `stats_boot yes` (STATS=1 "
-			       "asks for it)";
-	else if (!strstr(s->modes, "time"))
-		s->stats_why = "no point runs in time mode";
-	else if (strstr(monitors, " mapping_lock "))
-		s->stats_why = "every boot counts the lock (monitors "
-			       "mapping_lock)";
-	else
-		s->stats_boot = true;
-	if (s->stats_boot)
-		s->stats_why = "one boot per variant on its -stats kernel, "
-			       "for the waits; its rates are never compared";
-}
-
 /* the first line matching ^\s*device\s+virtio-blk of text, 0 if none */
 static int virtio_line(const char *text)
 {
@@ -321,7 +278,7 @@ void plan_resolve(const struct plan_req *q, json_t *meta,
 			  s->profile);
 	s->rounds = strcmp(s->iterations, "auto") ? atoi(s->iterations) : 3;
 	s->cost_rounds = strcmp(s->iterations, "auto") ? s->rounds : 2;
-	plan_stats(q, meta, mx, pad, s);
+	plan_stats(q, meta, mx, pad, s);	/* plan.c */
 	free(flat);
 	free(pad);
 	free(where);
@@ -575,7 +532,8 @@ static json_t *qemu_meta(const struct plan_req *q, const struct plan_set *s,
 	json_object_set_new(m, "stats_boot", json_pack("{s:b, s:s}", "on",
 			    s->stats_boot, "why", s->stats_why));
 	json_object_set_new(m, "requested", json_pack("{s:s, s:s, s:s, s:o, "
-			    "s:o, s:o, s:o}", "kernel", q->kernel ? q->kernel : "",
+			    "s:o, s:o, s:o}", "kernel",
+			    q->kernel ? q->kernel : "",
 			    "baseline", s->baseline, "mode", s->requested_mode,
 			    "iterations", num_or_str(s->iterations), "budget",
 			    q->budget && *q->budget ? json_string(q->budget) :

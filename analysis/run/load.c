@@ -119,9 +119,10 @@ static void load_docs(struct run *r, struct docs *ds)
 			if (json_is_string(json_object_get(json_object_get(j,
 					"env"), "boot")))
 				die_input("%s: env.boot \"%s\" names a stats "
-					  "boot, whose rates are never compared "
-					  "(accepted: a stats boot's result as "
-					  "<point>-stats-i<N>.result.json)", p,
+					  "boot, whose rates are never "
+					  "compared (accepted: a stats boot's "
+					  "result as <point>-stats-i<N>"
+					  ".result.json)", p,
 					  json_string_value(json_object_get(
 					  json_object_get(j, "env"), "boot")));
 			if (kv && strcmp(kv, vdirs[i]))

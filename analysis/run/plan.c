@@ -87,6 +87,50 @@ void plan_meta_write(const char *dir, json_t *meta)
 	stage_commit(st);
 }
 
+/*
+ * A stats boot per variant beside the timed boots: the -stats kernel's
+ * lock counters cost time on every acquisition, so timed boots run
+ * without them and the report's waits come from one boot that has them
+ * (run/waits.c). Asked for by STATS=1 or the matrix's `stats_boot yes`
+ * (default.matrix's; a matrix without it, a debug one say, builds no
+ * second kernel unasked). None when the user opts out, when nothing
+ * runs in time mode, or when every boot counts already (monitors
+ * mapping_lock).
+ */
+void plan_stats(const struct plan_req *q, json_t *meta,
+		       const struct matrix_out *mx, const char *monitors,
+		       struct plan_set *s)
+{
+	bool asked = q->stats && *q->stats;
+
+	json_t *sb = json_object_get(meta, "stats_boot");
+
+	if (meta) {	/* a RESUME: as recorded; runs from before, none */
+		s->stats_boot = json_is_true(json_object_get(sb, "on"));
+		s->stats_why = json_string_value(json_object_get(sb, "why"));
+		if (!s->stats_why)
+			s->stats_why = "the run recorded none";
+		return;
+	}
+	s->stats_boot = false;
+	if (asked && !strcmp(q->stats, "0"))
+		s->stats_why = "STATS=0";
+	else if (!asked && strcmp(matrix_set(mx, "stats_boot") ?: "no",
+				  "yes"))
+		s->stats_why = "the matrix has no `stats_boot yes` (STATS=1 "
+			       "asks for it)";
+	else if (!strstr(s->modes, "time"))
+		s->stats_why = "no point runs in time mode";
+	else if (strstr(monitors, " mapping_lock "))
+		s->stats_why = "every boot counts the lock (monitors "
+			       "mapping_lock)";
+	else
+		s->stats_boot = true;
+	if (s->stats_boot)
+		s->stats_why = "one boot per variant on its -stats kernel, "
+			       "for the waits; its rates are never compared";
+}
+
 /* a variant whose -stats flavour was skipped: nothing to count */
 static bool stats_skipped(json_t *meta, const char *v, size_t len)
 {

@@ -214,6 +214,15 @@ int plan_next_round(const char *dir, json_t *meta, char **names, int n,
  */
 int plan_confirm_round(json_t *meta, char **names, int n, char *msg,
 		       size_t len);
+/*
+ * Whether each variant gets a stats boot, and why (STATS= in q->stats,
+ * the matrix's stats_boot, its modes and monitors; a RESUME's meta.json)
+ */
+struct plan_req;
+struct plan_set;
+void plan_stats(const struct plan_req *q, json_t *meta,
+		const struct matrix_out *mx, const char *monitors,
+		struct plan_set *s);
 /* the boots, one a line: mode variant iteration points (a,b or -) */
 void plan_list(FILE *f, json_t *meta);
 /*

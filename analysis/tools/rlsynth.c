@@ -41,7 +41,7 @@ struct opts {
 	int mix[MAXV];			/* enum mix_model of each variant */
 	bool waits;			/* mapping_lock monitor files */
 	int nops;			/* 2: read and write; 1: read */
-	const char *stats_boot;		/* the variant that waits, or NULL */
+	const char *stats_boot;		/* the variant that waits */
 };
 
 /*
@@ -506,8 +506,8 @@ static void write_stats_boots(const struct opts *o)
 			}
 			json_object_set_new(json_object_get(j, "env"), "boot",
 					    json_string("stats"));
-			rel = xasprintf("%s/p%03d-dio-stats-i1.mapping_lock.json",
-					o->variants[v], t);
+			rel = xasprintf("%s/p%03d-dio-stats-i1.mapping_lock"
+					".json", o->variants[v], t);
 			p = xasprintf("%s/%s", o->dir, rel);
 			write_json(p, json_pack("{s:I,s:I,s:I,s:I}",
 				"stats.acquisitions", (json_int_t)400000,
