@@ -11,6 +11,7 @@ DEBUG     ?= 0
 BASELINE  ?= stock
 MODE      ?=
 PROFILE   ?=
+STATS     ?=
 ITERATIONS ?=
 BUDGET    ?=
 THRESHOLD ?= 2%
@@ -104,6 +105,9 @@ help:
 	@echo '                     undecided, up to max_iterations'
 	@echo '  BUDGET=none|8|8m|90s  bench: auto adds a round only if the time boots fit'
 	@echo '                     in this (default: the matrix'"'"'s budget; default.matrix 8m)'
+	@echo '  STATS=1|0          bench: one boot per variant on its -stats kernel for the'
+	@echo '                     report'"'"'s lock waits, beside the timed boots (default:'
+	@echo '                     the matrix'"'"'s stats_boot; default.matrix yes)'
 	@echo '  CANDIDATE=<run dir> THRESHOLD=$(THRESHOLD)  for regress'
 	@echo '  SCRATCH=<dir|dev> FORCE=1  for KERNEL=host'
 	@echo '  KSRC=<path>        build from this 6.12 tree instead of Debian'"'"'s source'
@@ -132,7 +136,8 @@ bench: all
 		$(if $(filter 1,$(DEBUG)),--debug) $(if $(RESUME),--resume $(RESUME)) \
 		$(if $(SCRATCH),--scratch $(SCRATCH)) $(if $(filter 1,$(FORCE)),--force) \
 		--baseline $(BASELINE) $(if $(MODE),--mode $(MODE)) $(if $(ITERATIONS),--iterations $(ITERATIONS)) \
-		$(if $(BUDGET),--budget $(BUDGET)) $(if $(PROFILE),--profile $(PROFILE))
+		$(if $(BUDGET),--budget $(BUDGET)) $(if $(PROFILE),--profile $(PROFILE)) \
+		$(if $(STATS),--stats $(STATS))
 
 report: all
 	@test -n "$(RUN)" || { echo 'make report: set RUN=results/<run>' >&2; exit 2; }

@@ -22,6 +22,7 @@ static const char usage[] =
 "                          [--variants 'V...'] [--baseline B] [--mode M]\n"
 "                          [--iterations N|auto] [--budget B] [--seed N]\n"
 "                          [--accel A] [--name N] [--debug] [--rerun-of RUN]\n"
+"                          [--stats 1|0]\n"
 "                          [--kvm yes|no [--kvm-why TEXT]]\n"
 "                          [--top DIR] [--results DIR]  < matrix-output\n"
 "       rlstat plan create --runner bare --run RUN --matrix FILE\n"
@@ -55,21 +56,27 @@ static const char usage[] =
 "       where KVM runs a guest, else cost mode for the single-role points\n"
 "       and time mode for the others (meta.json's auto.points); prints\n"
 "       the settings the run goes by, `key value` a line (modes: those\n"
-"       its units boot in). bare and lava write meta.json into the\n"
-"       run directory their runner made. Bad input: exit 2, nothing made.\n"
+"       its units boot in; stats_boot 1: a stats boot per variant, by\n"
+"       --stats 1 or the matrix's stats_boot yes; none by --stats 0,\n"
+"       without time points or with monitors mapping_lock). bare and\n"
+"       lava write meta.json into the run directory their runner made.\n"
+"       Bad input: exit 2, nothing made.\n"
 "resume a RESUME's settings, as create prints them, from its meta.json;\n"
 "       --budget gives a run the budget stopped more time.\n"
 "variant a built kernel's variants[] entry; skip a skipped variant (or,\n"
 "       with --flavour, a flavour it runs without); each once a variant.\n"
 "end    the run's end time.\n"
 "rerun  runners/run's arguments that repeat the run, one a line.\n"
-"boot   one boot's plan lines (a cost boot's results: <point>-cost);\n"
+"boot   one boot's plan lines (a cost boot's results: <point>-cost, a\n"
+"       stats boot's <point>-stats: the time points, env.boot stats);\n"
 "       - for a LAVA job's, with no run: --runner, --accel, --commit.\n"
 "first  writes rounds 1..N of boots into meta.json's boot_order, every\n"
 "       VARIANT:MODE once a round (VARIANT:cost up to --cost-rounds,\n"
 "       default N) in an order drawn from meta.json's\n"
 "       seed, every second round the one before backwards (ABBA);\n"
-"       nothing when boot_order has boots (a RESUME).\n"
+"       with meta.json's stats_boot.on, VARIANT:stats once in the first\n"
+"       round for each VARIANT:time whose -stats flavour was not\n"
+"       skipped; nothing when boot_order has boots (a RESUME).\n"
 "next   ITERATIONS=auto: adds a round of time boots running POINT... (the\n"
 "       undecided ones, from rlstat next) and exits 0, or adds none and\n"
 "       exits 1, meta.json's auto_stop saying why (max_iterations, every\n"
@@ -124,6 +131,7 @@ static int plan_make(int argc, char **argv, bool resume)
 		CLI("--iterations", CLI_STRING, &q.iterations),
 		CLI("--budget", CLI_STRING, &q.budget),
 		CLI("--profile", CLI_STRING, &q.profile),
+		CLI("--stats", CLI_STRING, &q.stats),
 		CLI("--seed", CLI_STRING, &q.seed),
 		CLI("--accel", CLI_STRING, &q.accel),
 		CLI("--name", CLI_STRING, &q.name),
@@ -232,9 +240,10 @@ static int plan_edit(const char *sub, int argc, char **argv)
 		int ns = 0;
 
 		if (*end || it < 1 || (strcmp(pos[2], "time") &&
-				       strcmp(pos[2], "cost")))
-			die_input("plan boot: expected VARIANT time|cost N, "
-				  "got %s %s %s", pos[1], pos[2], pos[3]);
+				       strcmp(pos[2], "cost") &&
+				       strcmp(pos[2], "stats")))
+			die_input("plan boot: expected VARIANT time|cost|stats "
+				  "N, got %s %s %s", pos[1], pos[2], pos[3]);
 		for (t = strtok_r(pts, ",", &save); t && ns < 256;
 		     t = strtok_r(NULL, ",", &save))
 			if (strcmp(t, "-"))

@@ -14,10 +14,11 @@ is "$RC" 0 "report with charts exits 0"
 # The charts rlstat says the run gets (rlstat charts), of every kind it
 # lists (rlstat charts --kinds): a new kind needs no edit here. A kind
 # drawn only from instruction profiles (its line says PROFILE=insn; the
-# fixture has none) is tests/48's.
+# fixture has none) is tests/48's, one drawn only from stats boots (its
+# line says stats boot) tests/64's.
 want=$(analysis/rlstat charts "$tmp/run" | cut -f1)
 nwant=$(wc -w <<<"$want")
-kinds=$(analysis/rlstat charts --kinds | grep -v 'PROFILE=insn' | cut -f1 | sort | xargs)
+kinds=$(analysis/rlstat charts --kinds | grep -vE 'PROFILE=insn|stats boot' | cut -f1 | sort | xargs)
 [ "$(analysis/rlstat charts "$tmp/run" | cut -f2 | sort -u | xargs)" = "$kinds" ] &&
 	[ "$(wc -w <<<"$kinds")" -ge 4 ]
 ok $? "rlstat charts lists charts of every kind ($kinds)"

@@ -37,12 +37,12 @@ is "$(key variants):$(key time_device):$(key cost_cpus)" "stock rangelock:virtio
 like "${rd#"$res"/}" "^[0-9]{8}-[0-9]{6}-two-stock\+rangelock$" "the run is named after the matrix and its variants"
 is "$(find "$rd" -mindepth 1 -printf "%f\n" | sort | xargs)" "matrix meta.json suite.diff" "with its matrix copy, suite.diff and meta.json, no temporary left"
 is "$(jq -c keys_unsorted "$rd/meta.json")" \
-	'["schema","name","runner","matrix","matrix_sha256","rerun_of","suite","host","qemu","accel_requested","debug","mode","iterations","max_iterations","budget","budget_s","auto_stop","seed","baseline","profile","cost","requested","variants","boot_order","started","ended"]' \
+	'["schema","name","runner","matrix","matrix_sha256","rerun_of","suite","host","qemu","accel_requested","debug","mode","iterations","max_iterations","budget","budget_s","auto_stop","seed","baseline","profile","cost","stats_boot","requested","variants","boot_order","started","ended"]' \
 	"meta.json has runners/run's keys, in its order"
 is "$(jq -c '[.host.cpus, .host.mem_mb, .host.kernel, .suite.commit, .matrix, .matrix_sha256, .iterations, .requested]' "$rd/meta.json")" \
 	"$(jq -nc --argjson n "$(nproc)" --argjson m "$(awk '/MemTotal/ {print int($2/1024)}' /proc/meminfo)" \
 		--arg k "$(uname -r)" --arg c "$(git rev-parse HEAD)" --arg s "$(sha256sum <"$tmp/two.matrix" | cut -c1-64)" \
-		'[$n, $m, $k, $c, "two.matrix", $s, 3, {kernel: "rangelock", baseline: "stock", mode: "time", iterations: 3, budget: null, profile: null}]')" \
+		'[$n, $m, $k, $c, "two.matrix", $s, 3, {kernel: "rangelock", baseline: "stock", mode: "time", iterations: 3, budget: null, profile: null, stats: null}]')" \
 	"the host's facts, the suite, the matrix and what was asked for"
 is "$(jq -c '[.qemu.version, .suite.dirty]' "$rd/meta.json")" \
 	"$(jq -nc --arg q "$(qemu-system-x86_64 --version | sed -n 1p)" --argjson d "$([ -s "$rd/suite.diff" ] && echo true || echo false)" '[$q, $d]')" \
@@ -170,7 +170,7 @@ plan_for stock cost 4 p002-buffered-rw "$rd2" >"$tmp/b2"
 ok "$(cmp -s "$tmp/c2" "$tmp/b2" && [ "$(wc -l <"$tmp/c2")" = 1 ]; echo $?)" "a cost boot of one point: its -cost line, the memory device"
 ok "$(sed 's/ramp 0/ramp 1/' "$tmp/b1" | cmp -s "$tmp/c1" -; [ $? = 1 ]; echo $?)" "(the comparison fails lines that differ)"
 run_split "$R" plan boot "$rd" stock fast 1 <"$tmp/two.out"
-like "$rc:$err" "^2:.*expected VARIANT time\|cost N" "a bad mode is refused"
+like "$rc:$err" "^2:.*expected VARIANT time\|cost\|stats N" "a bad mode is refused"
 # A LAVA job's plan: the same lines with no run directory, its runner and
 # accelerator written in (no @ACCEL@ for runners/boot to fill in).
 c=$(jq -r .suite.commit "$rd/meta.json")

@@ -21,6 +21,7 @@ struct explained {
 	struct cell_mix *mb, *mv;
 	struct role_split *role;
 	int nroles;
+	struct cell_waits *wb, *wv;	/* the lock waits (stats boot) */
 };
 
 static bool cell_kinded(const struct cell_mix *m)
@@ -61,7 +62,8 @@ static struct explained *explain_all(const struct gated_run *x, int *n,
 				die_input("out of memory");
 			e[*n] = (struct explained){ pt, v, what, verdict,
 				cell_mix_load(r, gb), cell_mix_load(r, gv),
-				NULL, 0 };
+				NULL, 0, cell_waits_load(r, gb),
+				cell_waits_load(r, gv) };
 			kinded = cell_kinded(e[*n].mb) &&
 				 cell_kinded(e[*n].mv);
 			e[*n].role = xcalloc(e[*n].mb->nops + 1,
@@ -75,7 +77,8 @@ static struct explained *explain_all(const struct gated_run *x, int *n,
 					      e[*n].mv->nboots, kinded,
 					      &e[*n].role[e[*n].nroles++]);
 			}
-			*any |= kinded || (e[*n].mb->waits && e[*n].mv->waits);
+			*any |= kinded || (e[*n].wb->source &&
+					   e[*n].wv->source);
 			(*n)++;
 		}
 	}
@@ -89,6 +92,8 @@ static void explained_free(struct explained *e, int n)
 	for (i = 0; i < n; i++) {
 		cell_mix_free(e[i].mb);
 		cell_mix_free(e[i].mv);
+		cell_waits_free(e[i].wb);
+		cell_waits_free(e[i].wv);
 		free(e[i].role);
 	}
 	free(e);
@@ -106,16 +111,6 @@ static void put_change(FILE *f, double l, double hw)
 		pct(l + hw));
 }
 
-static double mean(const double *x, int n)
-{
-	double s = 0;
-	int i;
-
-	for (i = 0; i < n; i++)
-		s += x[i] / n;
-	return s;
-}
-
 static const char *const verdict_word[] = { "FAIL", "better", "worse" };
 
 /* us of one op of a kind; "-" for a kind a side never ran */
@@ -128,21 +123,87 @@ static const char *us(char *buf, size_t len, double ns)
 	return buf;
 }
 
-static void waits_text(FILE *f, const struct explained *e)
+/* both sides counted the lock, and where the counters came from */
+static bool waits_both(const struct explained *e)
 {
-	if (!e->mb->waits || !e->mv->waits) {
-		fputs("  waits     not measured (needs a stats kernel)\n", f);
-		return;
-	}
-	fprintf(f, "  waits     mapping_lock, the whole point's, per boot:\n"
-		"            contended %.0f -> %.0f, waited %.2f -> %.2f ms\n",
-		mean(e->mb->contended, e->mb->nboots),
-		mean(e->mv->contended, e->mv->nboots),
-		mean(e->mb->wait_ns, e->mb->nboots) / 1e6,
-		mean(e->mv->wait_ns, e->mv->nboots) / 1e6);
+	return e->wb->source && e->wv->source;
 }
 
-static void role_text(FILE *f, const struct role_split *s)
+static const char *waits_source(const struct explained *e, char *buf,
+				size_t len)
+{
+	if (!strcmp(e->wb->source, e->wv->source))
+		return e->wb->source;
+	snprintf(buf, len, "%s -> %s", e->wb->source, e->wv->source);
+	return buf;
+}
+
+/* the waits' figures, baseline -> variant, under 80 columns */
+static void waits_figures(FILE *f, const struct explained *e,
+			  const char *ind)
+{
+	char mb[32], mv[32], xb[32], xv[32];
+
+	waits_fmt(mb, sizeof(mb), cell_waits_mean_us(e->wb), 1);
+	waits_fmt(mv, sizeof(mv), cell_waits_mean_us(e->wv), 1);
+	waits_fmt(xb, sizeof(xb), e->wb->max_ns / 1e3, 1);
+	waits_fmt(xv, sizeof(xv), e->wv->max_ns / 1e3, 1);
+	fprintf(f, "%scontended %.0f -> %.0f, waited %.2f -> %.2f ms\n"
+		"%smean wait %s -> %s us, max %s -> %s us\n", ind,
+		e->wb->contended, e->wv->contended, e->wb->wait_ns / 1e6,
+		e->wv->wait_ns / 1e6, ind, mb, mv, xb, xv);
+}
+
+/* the counters are the role's own: the point has this one op */
+static bool waits_of_role(const struct explained *e, const char *op)
+{
+	return waits_both(e) && e->wb->role && e->wv->role &&
+	       !strcmp(e->wb->role, op) && !strcmp(e->wv->role, op);
+}
+
+static void role_waits_text(FILE *f, const struct explained *e,
+			    const struct role_split *s)
+{
+	char buf[64];
+
+	if (!waits_both(e))
+		return;
+	if (!waits_of_role(e, s->op)) {
+		fputs("            waits     not separable by role (the "
+		      "point's, below)\n", f);
+		return;
+	}
+	fprintf(f, "            waits     %s's, per boot (%s):\n", s->op,
+		waits_source(e, buf, sizeof(buf)));
+	waits_figures(f, e, "                      ");
+}
+
+static void waits_text(FILE *f, const struct explained *e)
+{
+	char buf[64];
+	const char *failed = e->wb->stats_failed ? e->wb->source ? NULL :
+			     "baseline's" : e->wv->stats_failed &&
+			     !e->wv->source ? "variant's" : NULL;
+
+	if (!waits_both(e)) {
+		fputs("  waits     not measured (needs a stats kernel)\n", f);
+		if (failed)
+			fprintf(f, "            (the %s stats boot failed)\n",
+				failed);
+		return;
+	}
+	if (e->wb->role && waits_of_role(e, e->wb->role)) {
+		fprintf(f, "  waits     all %s's (the point's one op), above\n",
+			e->wb->role);
+		return;
+	}
+	fprintf(f, "  waits     mapping_lock, the whole point's, per boot "
+		"(%s):\n", waits_source(e, buf, sizeof(buf)));
+	waits_figures(f, e, "            ");
+}
+
+static void role_text(FILE *f, const struct explained *e,
+		      const struct role_split *s)
 {
 	char b[32], v[32];
 	int k;
@@ -151,6 +212,7 @@ static void role_text(FILE *f, const struct role_split *s)
 	if (s->cause == CAUSE_UNDECIDED && !s->hw_total) {
 		fprintf(f, "not compared: %s\n            cause     "
 			"undecided\n", s->why);
+		role_waits_text(f, e, s);
 		return;
 	}
 	put_change(f, s->total, s->hw_total);
@@ -158,6 +220,7 @@ static void role_text(FILE *f, const struct role_split *s)
 	if (s->cause == CAUSE_UNCOUNTED) {
 		fprintf(f, "            mix       not counted: %s\n"
 			"            cause     undecided\n", s->why);
+		role_waits_text(f, e, s);
 		return;
 	}
 	for (k = 0; k < s->nkinds; k++)
@@ -174,6 +237,7 @@ static void role_text(FILE *f, const struct role_split *s)
 	put_change(f, s->res, s->hw_res);
 	fprintf(f, "\n            cause     %s%s%s\n", explain_cause(s),
 		s->why ? ": " : "", s->why ? s->why : "");
+	role_waits_text(f, e, s);
 }
 
 void report_explain_text(FILE *f, const struct gated_run *x)
@@ -194,8 +258,11 @@ void report_explain_text(FILE *f, const struct gated_run *x)
 "part\" is what the variant's mix alone does at %s's cost per kind,\n"
 "\"per kind\" the rest (each kind waiting longer or doing more). The\n"
 "cause is the part at least twice the other, each taken at the end of\n"
-"its 95%% interval least in its favour; else undecided. Waits are the\n"
-"whole point's (all roles), from a -stats kernel's mapping_lock monitor.\n",
+"its 95%% interval least in its favour; else undecided. Waits: the\n"
+"invalidation lock's contended acquisitions and time waited per boot,\n"
+"from the variant's stats boot (a -stats kernel, whose rates are never\n"
+"used), or from timed boots that carried the counters; a role's own\n"
+"only where the point has one op: the counters do not tell roles apart.\n",
 			base, base);
 	}
 	for (i = 0; any && i < n; i++) {
@@ -204,7 +271,7 @@ void report_explain_text(FILE *f, const struct gated_run *x)
 		fprintf(f, "  %s against %s: %s %s\n", r->variants[e[i].v],
 			base, e[i].metric, verdict_word[e[i].verdict]);
 		for (k = 0; k < e[i].nroles; k++)
-			role_text(f, &e[i].role[k]);
+			role_text(f, &e[i], &e[i].role[k]);
 		waits_text(f, &e[i]);
 	}
 	explained_free(e, n);
@@ -265,6 +332,34 @@ static void role_html(FILE *f, const struct role_split *s)
 		s->cause == CAUSE_COST ? "</b>" : "");
 }
 
+/* the waits paragraph: the role's, or the point's (not separable) */
+static void waits_html(FILE *f, const struct explained *e)
+{
+	char buf[64], mb[32], mv[32], xb[32], xv[32];
+
+	if (!waits_both(e)) {
+		fputs("not measured (needs a stats kernel)</p>\n", f);
+		return;
+	}
+	if (e->wb->role && waits_of_role(e, e->wb->role)) {
+		fputs("the ", f);
+		html_esc(f, e->wb->role);
+		fputs(" role's own (the point's one op)", f);
+	} else {
+		fputs("the whole point's, not separable by role", f);
+	}
+	waits_fmt(mb, sizeof(mb), cell_waits_mean_us(e->wb), 1);
+	waits_fmt(mv, sizeof(mv), cell_waits_mean_us(e->wv), 1);
+	waits_fmt(xb, sizeof(xb), e->wb->max_ns / 1e3, 1);
+	waits_fmt(xv, sizeof(xv), e->wv->max_ns / 1e3, 1);
+	fprintf(f, ", per boot (%s): contended %.0f &rarr; %.0f, waited "
+		"%.2f &rarr; %.2f ms, mean wait %s &rarr; %s &micro;s, max "
+		"%s &rarr; %s &micro;s</p>\n",
+		waits_source(e, buf, sizeof(buf)), e->wb->contended,
+		e->wv->contended, e->wb->wait_ns / 1e6, e->wv->wait_ns / 1e6,
+		mb, mv, xb, xv);
+}
+
 void report_explain_html(FILE *f, const struct gated_run *x)
 {
 	const struct run *r = x->r;
@@ -305,16 +400,7 @@ void report_explain_html(FILE *f, const struct gated_run *x)
 		for (k = 0; k < e[i].nroles; k++)
 			role_html(f, &e[i].role[k]);
 		fputs("</table>\n<p>Waits: ", f);
-		if (e[i].mb->waits && e[i].mv->waits)
-			fprintf(f, "mapping_lock, the whole point's, per boot: "
-				"contended %.0f &rarr; %.0f, waited %.2f "
-				"&rarr; %.2f ms</p>\n",
-				mean(e[i].mb->contended, e[i].mb->nboots),
-				mean(e[i].mv->contended, e[i].mv->nboots),
-				mean(e[i].mb->wait_ns, e[i].mb->nboots) / 1e6,
-				mean(e[i].mv->wait_ns, e[i].mv->nboots) / 1e6);
-		else
-			fputs("not measured (needs a stats kernel)</p>\n", f);
+		waits_html(f, &e[i]);
 	}
 	explained_free(e, n);
 }

@@ -161,6 +161,12 @@ void report_meta_lines(FILE *f, const struct run *r)
 	else
 		strncat(buf, ", not ended", sizeof(buf) - strlen(buf) - 1);
 	fprintf(f, "Matrix:      %s\n", buf);
+	/* the boots whose results give the waits and nothing else */
+	if (json_is_true(json_object_get(json_object_get(m, "stats_boot"),
+					 "on")))
+		fputs("Stats boots: one per variant, on its -stats kernel: the "
+		      "lock waits only,\n             never its rates "
+		      "(the counters cost time)\n", f);
 }
 
 /*

@@ -256,6 +256,8 @@ int report_html(FILE *f, const struct gated_run *x, const struct chart *charts,
 		fputs(cost ? " (cost mode, insn/op)" : " (time mode)", f);
 		fputs("</h2>\n", f);
 		stats_table(f, x, pt);
+		if (!cost)
+			report_waits_html(f, x, pt);
 		for (k = chart_kinds; !cost && k->name; k++)
 			if (!k->heading)
 				figures(f, charts, ncharts, k, pre);

@@ -11,8 +11,8 @@
 
 #include "report/report.h"
 
-#define LABEL_W	19
-#define CELL_W	20
+#define LABEL_W	TABLE_LABEL_W
+#define CELL_W	TABLE_CELL_W
 #define COLS	3		/* variants per table: 19 + 3 * 20 < 80 */
 
 /* "label: workload params" folded under 80 columns at blanks. */
@@ -153,6 +153,8 @@ static void table(FILE *f, const struct gated_run *x, int pt, const int *o,
 		if (fam != FAM_OTHER)
 			row_extra(f, x, pt, o, n, mi, ROW_VERDICT);
 	}
+	if (!strcmp(p->mode, "time"))
+		report_waits_rows(f, x, pt, o, n);
 }
 
 /* time-mode points where a primary metric is INCONCLUSIVE, each once */

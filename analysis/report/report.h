@@ -15,6 +15,10 @@
 
 /* ---- report.c ---- */
 
+/* report.txt's tables: a row's label, then one cell per variant */
+#define TABLE_LABEL_W	19
+#define TABLE_CELL_W	20
+
 int report_text(FILE *f, const struct gated_run *x);
 void put_point_line(FILE *f, const struct point *p);
 
@@ -22,6 +26,15 @@ void put_point_line(FILE *f, const struct point *p);
 
 /* under time-mode point pt's tables; o: the variants, baseline first */
 void report_wide_text(FILE *f, const struct run *r, int pt, const int *o);
+
+/* ---- waits.c: the lock waits beside the rates, per point ---- */
+
+void report_waits_rows(FILE *f, const struct gated_run *x, int pt,
+		       const int *o, int n);
+/* the same, as report.html's table in the point's section */
+void report_waits_html(FILE *f, const struct gated_run *x, int pt);
+/* v with prec decimals, "-" for NAN */
+void waits_fmt(char *buf, size_t len, double v, int prec);
 
 /* ---- where.c: where the difference goes (instruction profiles) ---- */
 
@@ -113,6 +126,8 @@ void chart_tic_add(struct chart_tics *t, const char *a, const char *b);
 void chart_tics_put(FILE *gp, struct chart_tics *t);
 /* chart-rel.c: every variant against the baseline across the matrix */
 void chart_relative(struct charts *c);
+/* chart-waits.c: the lock waits against threads, beside throughput */
+void chart_waits(struct charts *c);
 /* chart-prof.c: insn/op by function per profiled point and variant */
 void chart_profile(struct charts *c);
 

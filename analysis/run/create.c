@@ -84,6 +84,10 @@ static void check_request(const struct plan_req *q)
 	if (q->profile && *q->profile && strcmp(q->profile, "insn") &&
 	    strcmp(q->profile, "none"))
 		die_input("PROFILE='%s' is not one of insn, none", q->profile);
+	if (q->stats && *q->stats && strcmp(q->stats, "0") &&
+	    strcmp(q->stats, "1"))
+		die_input("STATS='%s' is not one of 1 (a stats boot per "
+			  "variant, the default), 0 (none)", q->stats);
 }
 
 /* the first line matching ^\s*device\s+virtio-blk of text, 0 if none */
@@ -256,6 +260,7 @@ void plan_resolve(const struct plan_req *q, json_t *meta,
 			  s->profile);
 	s->rounds = strcmp(s->iterations, "auto") ? atoi(s->iterations) : 3;
 	s->cost_rounds = strcmp(s->iterations, "auto") ? s->rounds : 2;
+	plan_stats(q, meta, mx, pad, s);	/* plan.c */
 	free(flat);
 	free(pad);
 	free(where);
@@ -272,9 +277,11 @@ void plan_settings_print(FILE *f, const char *dir, const struct plan_set *s)
 	else
 		fprintf(f, "budget_s\n");
 	fprintf(f, "seed %ld\naccel %s\ndebug %d\nbaseline %s\nvariants %s\n"
-		"time_device %s\ncost_device %s\ncost_cpus %s\nprofile %s\n",
+		"time_device %s\ncost_device %s\ncost_cpus %s\nprofile %s\n"
+		"stats_boot %d\n",
 		s->seed, s->accel, s->debug, s->baseline, s->variants,
-		s->time_device, s->cost_device, s->cost_cpus, s->profile);
+		s->time_device, s->cost_device, s->cost_cpus, s->profile,
+		s->stats_boot);
 }
 
 static void write_file(const char *path, const char *text)
@@ -411,13 +418,18 @@ static json_t *qemu_meta(const struct plan_req *q, const struct plan_set *s,
 	json_object_set_new(m, "baseline", json_string(s->baseline));
 	json_object_set_new(m, "profile", json_string(s->profile));
 	json_object_set_new(m, "cost", cost);
+	json_object_set_new(m, "stats_boot", json_pack("{s:b, s:s}", "on",
+			    s->stats_boot, "why", s->stats_why));
 	json_object_set_new(m, "requested", json_pack("{s:s, s:s, s:s, s:o, "
-			    "s:o, s:o}", "kernel", q->kernel ? q->kernel : "",
+			    "s:o, s:o, s:o}", "kernel",
+			    q->kernel ? q->kernel : "",
 			    "baseline", s->baseline, "mode", s->requested_mode,
 			    "iterations", num_or_str(s->iterations), "budget",
 			    q->budget && *q->budget ? json_string(q->budget) :
 			    json_null(), "profile", q->profile && *q->profile ?
-			    json_string(q->profile) : json_null()));
+			    json_string(q->profile) : json_null(), "stats",
+			    q->stats && *q->stats ? json_string(q->stats) :
+			    json_null()));
 	json_object_set_new(m, "variants", json_array());
 	json_object_set_new(m, "boot_order", json_array());
 	json_object_set_new(m, "started", json_string(started));

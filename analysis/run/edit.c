@@ -176,6 +176,10 @@ void plan_rerun_args(FILE *f, const char *dir, json_t *meta)
 	bu = text_of(r, "profile");
 	if (bu && *bu)
 		fprintf(f, "--profile\n%s\n", bu);
+	free(bu);
+	bu = text_of(r, "stats");
+	if (bu && *bu)
+		fprintf(f, "--stats\n%s\n", bu);
 	if (json_is_true(json_object_get(meta, "debug")))
 		fputs("--debug\n", f);
 	free(k);

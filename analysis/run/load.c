@@ -102,11 +102,29 @@ static void load_docs(struct run *r, struct docs *ds)
 			die_input("%s: a variant directory name is 1-64 of "
 				  "[A-Za-z0-9_.+-]", vd);
 		for (k = 0; k < nf; k++) {
-			char *p = xasprintf("%s/%s", vd, files[k]);
-			json_t *j = load_result(p);
-			const char *kv = json_string_value(json_object_get(
-				json_object_get(j, "kernel"), "variant"));
+			char *p;
+			json_t *j;
+			const char *kv;
 
+			/* the stats boot's: its counters cost time on every
+			 * acquisition, so its rates are no cell's (waits.c) */
+			if (stats_boot_file(files[k])) {
+				free(files[k]);
+				continue;
+			}
+			p = xasprintf("%s/%s", vd, files[k]);
+			j = load_result(p);
+			kv = json_string_value(json_object_get(
+				json_object_get(j, "kernel"), "variant"));
+			if (json_is_string(json_object_get(json_object_get(j,
+					"env"), "boot")))
+				die_input("%s: env.boot \"%s\" names a stats "
+					  "boot, whose rates are never "
+					  "compared (accepted: a stats boot's "
+					  "result as <point>-stats-i<N>"
+					  ".result.json)", p,
+					  json_string_value(json_object_get(
+					  json_object_get(j, "env"), "boot")));
 			if (kv && strcmp(kv, vdirs[i]))
 				die_input("%s: kernel.variant \"%s\" does not "
 					  "match its directory \"%s\"",

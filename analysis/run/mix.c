@@ -180,32 +180,6 @@ static bool op_add_boot(struct op_mix *m, json_t *op, double runtime, int b)
 	return true;
 }
 
-/* the mapping_lock monitor's delta of one boot; false: none recorded */
-static bool boot_waits(const struct run *r, json_t *j, double *cont,
-		       double *ns)
-{
-	json_t *p = json_object_get(json_object_get(j, "monitors"),
-				    "mapping_lock"), *w;
-	char *path;
-
-	/* a path inside the run, as runners/collect writes it */
-	if (!json_is_string(p) || json_string_value(p)[0] == '/' ||
-	    strstr(json_string_value(p), ".."))
-		return false;
-	path = xasprintf("%s/%s", r->dir, json_string_value(p));
-	w = json_load_file(path, JSON_REJECT_DUPLICATES, NULL);
-	free(path);
-	if (!json_is_integer(json_object_get(w, "stats.contended")) ||
-	    !json_is_integer(json_object_get(w, "stats.wait_ns_total"))) {
-		json_decref(w);
-		return false;
-	}
-	*cont = json_integer_value(json_object_get(w, "stats.contended"));
-	*ns = json_integer_value(json_object_get(w, "stats.wait_ns_total"));
-	json_decref(w);
-	return true;
-}
-
 static void mix_add_doc(const struct run *r, struct cell_mix *m, json_t *j)
 {
 	double rt = json_number_value(json_object_get(j, "runtime_s"));
@@ -249,7 +223,8 @@ static void mix_add_doc(const struct run *r, struct cell_mix *m, json_t *j)
 	m->wait_ns = realloc(m->wait_ns, m->nboots * sizeof(double));
 	if (!m->contended || !m->wait_ns)
 		die_input("out of memory");
-	m->waits &= boot_waits(r, j, &m->contended[b], &m->wait_ns[b]);
+	m->waits &= boot_lock_waits(r, j, &m->contended[b], &m->wait_ns[b],
+				    NULL);
 }
 
 /* "<label>-i<N>.result.json" of a time-mode cell (cost: "-cost-i<N>") */

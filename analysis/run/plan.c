@@ -9,7 +9,12 @@
  * the time budget allow, and meta.json's auto_stop says why they ended;
  * in cost mode it runs two boots, and a third of the points whose two
  * differ (plan_confirm_round). Under MODE=auto a boot runs the points
- * of its mode (meta.json's auto.points).
+ * of its mode (meta.json's auto.points). A run whose meta.json says
+ * stats_boot.on has one stats boot per time variant in its first round
+ * (mode "stats", iteration 1): the time points once on the variant's
+ * -stats kernel, results <point>-stats-i1, for the lock waits alone; no
+ * budget, round or verdict counts it. A variant that has no -stats
+ * kernel (no lock to count: flavours_skipped) has none.
  */
 #include <errno.h>
 #include <math.h>
@@ -82,16 +87,103 @@ void plan_meta_write(const char *dir, json_t *meta)
 	stage_commit(st);
 }
 
+/*
+ * A stats boot per variant beside the timed boots: the -stats kernel's
+ * lock counters cost time on every acquisition, so timed boots run
+ * without them and the report's waits come from one boot that has them
+ * (run/waits.c). Asked for by STATS=1 or the matrix's `stats_boot yes`
+ * (default.matrix's; a matrix without it, a debug one say, builds no
+ * second kernel unasked). None when the user opts out, when nothing
+ * runs in time mode, or when every boot counts already (monitors
+ * mapping_lock).
+ */
+void plan_stats(const struct plan_req *q, json_t *meta,
+		       const struct matrix_out *mx, const char *monitors,
+		       struct plan_set *s)
+{
+	bool asked = q->stats && *q->stats;
+
+	json_t *sb = json_object_get(meta, "stats_boot");
+
+	if (meta) {	/* a RESUME: as recorded; runs from before, none */
+		s->stats_boot = json_is_true(json_object_get(sb, "on"));
+		s->stats_why = json_string_value(json_object_get(sb, "why"));
+		if (!s->stats_why)
+			s->stats_why = "the run recorded none";
+		return;
+	}
+	s->stats_boot = false;
+	if (asked && !strcmp(q->stats, "0"))
+		s->stats_why = "STATS=0";
+	else if (!asked && strcmp(matrix_set(mx, "stats_boot") ?: "no",
+				  "yes"))
+		s->stats_why = "the matrix has no `stats_boot yes` (STATS=1 "
+			       "asks for it)";
+	else if (!strstr(s->modes, "time"))
+		s->stats_why = "no point runs in time mode";
+	else if (strstr(monitors, " mapping_lock "))
+		s->stats_why = "every boot counts the lock (monitors "
+			       "mapping_lock)";
+	else
+		s->stats_boot = true;
+	if (s->stats_boot)
+		s->stats_why = "one boot per variant on its -stats kernel, "
+			       "for the waits; its rates are never compared";
+}
+
+/* a variant whose -stats flavour was skipped: nothing to count */
+static bool stats_skipped(json_t *meta, const char *v, size_t len)
+{
+	json_t *e;
+	size_t i;
+
+	json_array_foreach(json_object_get(meta, "flavours_skipped"), i, e) {
+		const char *sv = json_string_value(json_object_get(e,
+								"variant"));
+		const char *f = json_string_value(json_object_get(e,
+								"flavour"));
+
+		if (sv && f && !strcmp(f, "stats") && strlen(sv) == len &&
+		    !strncmp(sv, v, len))
+			return true;
+	}
+	return false;
+}
+
+/* the stats units ("variant:stats") of a run's time units, in *out */
+static int stats_units(json_t *meta, char **units, int n, char ***out)
+{
+	char **s = xcalloc(n + 1, sizeof(*s));
+	int i, k = 0;
+
+	if (!json_is_true(json_object_get(json_object_get(meta, "stats_boot"),
+					  "on"))) {
+		*out = s;
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		const char *c = strrchr(units[i], ':');
+
+		if (c && !strcmp(c, ":time") &&
+		    !stats_skipped(meta, units[i], c - units[i]))
+			s[k++] = xasprintf("%.*s:stats", (int)(c - units[i]),
+					   units[i]);
+	}
+	*out = s;
+	return k;
+}
+
 int plan_first_rounds(json_t *meta, int rounds, int cost_rounds,
 		      char **units, int n)
 {
 	json_t *order = json_object_get(meta, "boot_order");
-	char **prev = NULL;
+	char **prev = NULL, **su;
 	int r, last = rounds > cost_rounds ? rounds : cost_rounds, i, k;
-	int nprev = 0;
+	int nprev = 0, ns;
 
 	if (json_array_size(order))
 		return 0;	/* a RESUME keeps the order it recorded */
+	ns = stats_units(meta, units, n, &su);
 	order = json_array();
 	for (r = 1; r <= last; r++) {
 		char **u = xcalloc(n + 1, sizeof(*u));
@@ -103,12 +195,23 @@ int plan_first_rounds(json_t *meta, int rounds, int cost_rounds,
 				u[k++] = units[i];
 		order_units(u, k, meta_seed(meta), r, prev, nprev);
 		add_round(order, r, u, k, json_null());
+		/*
+		 * The stats boots: once, after the first round's, drawn in
+		 * no order a later round mirrors (ABBA is the timed boots')
+		 */
+		if (r == 1 && ns) {
+			order_units(su, ns, meta_seed(meta), r, NULL, 0);
+			add_round(order, r, su, ns, json_null());
+		}
 		free(prev);
 		prev = u;
 		nprev = k;
 	}
 	free(prev);
 	json_object_set_new(meta, "boot_order", order);
+	for (i = 0; i < ns; i++)
+		free(su[i]);
+	free(su);
 	return 1;
 }
 
@@ -425,7 +528,7 @@ void plan_boot_lines(FILE *f, json_t *meta, const struct matrix_out *mx,
 		     const char *v, const char *mode, int it, char **sel,
 		     int nsel)
 {
-	bool cost = !strcmp(mode, "cost");
+	bool cost = !strcmp(mode, "cost"), stats = !strcmp(mode, "stats");
 	const char *dev = matrix_set(mx, "device");
 	const char *rt = matrix_set(mx, cost ? "cost_runtime" : "runtime");
 	const char *rp = matrix_set(mx, cost ? "cost_ramp" : "ramp");
@@ -453,21 +556,24 @@ void plan_boot_lines(FILE *f, json_t *meta, const struct matrix_out *mx,
 		/* all points: those whose mode (MODE=auto) this boot's is */
 		pm = meta_point_mode(meta, id);
 		if (nsel ? !listed(id, sel, nsel) :
-		    strcmp(pm, "both") && strcmp(pm, mode)) {
+		    strcmp(pm, "both") && strcmp(pm, stats ? "time" : mode)) {
 			free(id);
 			continue;
 		}
-		fprintf(f, "%s%s %d %ld %s", id, cost ? "-cost" : "", it, tmo,
-			args);
+		fprintf(f, "%s%s %d %ld %s", id, cost ? "-cost" : stats ?
+			"-stats" : "", it, tmo, args);
 		/* a test hook (@name) gets none: the guest runs its first word */
 		if (*args != '@')
 			fprintf(f, " --runtime %s --ramp %s --variant %s --env "
 				"runner=%s --env accel=%s --env mode=%s "
 				"--env device=%s --env fs=%s --env point=%s "
 				"--env suite_commit=%s", rt ?: "", rp ?: "", v,
-				runner ?: "qemu", accel ?: "@ACCEL@", mode,
-				dev ?: "", fs ?: "", id,
+				runner ?: "qemu", accel ?: "@ACCEL@",
+				stats ? "time" : mode, dev ?: "", fs ?: "", id,
 				commit ?: "unknown");
+		/* its results are the waits' alone (run/waits.c) */
+		if (*args != '@' && stats)
+			fputs(" --env boot=stats", f);
 		fputc('\n', f);
 		free(id);
 	}

@@ -7,7 +7,7 @@
  * variants in kernels/variants' order (order.c) and cost mode's insn/op
  * derived from its rates (prep.c), and the boots a run still has to run
  * (plan.c), and what each op did and how long the point waited for the
- * lock (mix.c). What rlstat accepts is listed in
+ * lock (mix.c, waits.c). What rlstat accepts is listed in
  * docs/rlstat-input.md; everything else is exit 2 with the file and the
  * reason. Nothing here gates or prints a report.
  */
@@ -159,6 +159,31 @@ struct cell_mix *cell_mix_load(const struct run *r, const struct cell *c);
 const struct op_mix *cell_mix_op(const struct cell_mix *m, const char *op);
 void cell_mix_free(struct cell_mix *m);
 
+/* ---- waits.c: a cell's lock waits, from its stats boot ---- */
+
+struct cell_waits {
+	const char *source;	/* "stats boot", "timed boots"; NULL: none */
+	int nboots;		/* boots with counters */
+	int stats_booted, stats_failed;	/* the cell's stats results */
+	double contended, wait_ns;	/* per boot, the mean over nboots */
+	double max_ns;		/* the longest wait, NAN when not known */
+	double runtime_s;	/* a boot's measured seconds, the mean */
+	char *role;		/* the one op the waits are exact for; NULL:
+				 * several ops, the waits are the point's */
+	int nops;
+};
+/* the monitor's counters of one boot; false when none were recorded */
+bool boot_lock_waits(const struct run *r, json_t *j, double *cont,
+		     double *ns, double *max);
+/* "<point>-stats-i<N>.result.json": a stats boot's, never a rate */
+bool stats_boot_file(const char *file);
+/* never NULL; ->source NULL when the cell has no counters */
+struct cell_waits *cell_waits_load(const struct run *r,
+				   const struct cell *c);
+/* us per contended acquisition, NAN when none */
+double cell_waits_mean_us(const struct cell_waits *w);
+void cell_waits_free(struct cell_waits *w);
+
 /* ---- meta.c ---- */
 
 void meta_check(const char *path, json_t *meta);
@@ -201,6 +226,15 @@ int plan_next_round(const char *dir, json_t *meta, char **names, int n,
  */
 int plan_confirm_round(json_t *meta, char **names, int n, char *msg,
 		       size_t len);
+/*
+ * Whether each variant gets a stats boot, and why (STATS= in q->stats,
+ * the matrix's stats_boot, its modes and monitors; a RESUME's meta.json)
+ */
+struct plan_req;
+struct plan_set;
+void plan_stats(const struct plan_req *q, json_t *meta,
+		const struct matrix_out *mx, const char *monitors,
+		struct plan_set *s);
 /* the boots, one a line: mode variant iteration points (a,b or -) */
 void plan_list(FILE *f, json_t *meta);
 /*
@@ -243,6 +277,7 @@ struct plan_req {
 	const struct matrix_out *mx;
 	const char *mode, *iterations, *budget, *seed, *accel, *name;
 	const char *profile;	/* PROFILE=: insn or none */
+	const char *stats;	/* STATS=: 1 (default) or 0, no stats boot */
 	const char *kernel, *baseline, *variants, *rerun_of;
 	bool debug;
 	/* bare: the running kernel's variant, its scratch, its binding */
@@ -267,6 +302,8 @@ struct plan_set {
 	int max_iterations, rounds;
 	int cost_rounds;	/* ITERATIONS=auto: 2, a third where they differ */
 	bool debug;
+	bool stats_boot;	/* one stats boot per variant (plan.c) */
+	const char *stats_why;	/* why it has one, or none */
 };
 
 /* seconds of a time budget; -1 for "none", -2 for anything not one */

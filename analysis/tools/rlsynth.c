@@ -40,6 +40,8 @@ struct opts {
 	double *boot[2];		/* [mode][variant * iterations + it] */
 	int mix[MAXV];			/* enum mix_model of each variant */
 	bool waits;			/* mapping_lock monitor files */
+	int nops;			/* 2: read and write; 1: read */
+	const char *stats_boot;		/* the variant that waits */
 };
 
 /*
@@ -58,7 +60,8 @@ static const char usage[] =
 "               [--samples N] [--fail VARIANT:POINT:ITER] [--name NAME]\n"
 "               [--boot-noise CV] [--mode time|cost|both] [--cost-noise CV]\n"
 "               [--effect-point N] [--sequential MAX]\n"
-"               [--mix VARIANT=mix|cost]... [--waits]\n";
+"               [--mix VARIANT=mix|cost]... [--waits] [--ops 1|2]\n"
+"               [--stats-boot VARIANT]\n";
 
 static void split_list(char *s, char **out, int max, int *n)
 {
@@ -80,6 +83,7 @@ static void parse(int argc, char **argv, struct opts *o)
 	o->variants[0] = "stock";
 	o->variants[1] = "rangelock";
 	o->nvariants = 2;
+	o->nops = 2;
 	o->threads[0] = 1;
 	o->threads[1] = 2;
 	o->nthreads = 2;
@@ -128,6 +132,11 @@ static void parse(int argc, char **argv, struct opts *o)
 			o->cost_noise = atof(v);
 		else if (!strcmp(a, "--effect-point"))
 			o->effect_point = atoi(v);
+		else if (!strcmp(a, "--ops") && (!strcmp(v, "1") ||
+						  !strcmp(v, "2")))
+			o->nops = atoi(v);
+		else if (!strcmp(a, "--stats-boot"))
+			o->stats_boot = v;
 		else if (!strcmp(a, "--sequential"))
 			o->sequential = atoi(v);
 		else if (!strcmp(a, "--mode")) {
@@ -198,14 +207,14 @@ static json_t *lat_json(gsl_rng *rng, double median_ns, int samples)
 	return lat;
 }
 
-static json_t *metrics_json(void)
+static json_t *metrics_json(int nops)
 {
 	static const char *const ops[] = { "read", "write" };
 	json_t *m = json_array();
 	char name[64];
 	int i;
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < nops; i++) {
 		snprintf(name, sizeof(name), "%s.ops_per_s", ops[i]);
 		json_array_append_new(m, json_pack("{s:s,s:s,s:b}", "name",
 			name, "unit", "ops/s", "higher_is_better", 1));
@@ -269,7 +278,7 @@ static json_t *result(const struct opts *o, gsl_rng *rng, int v, int t,
 	char rel[64];
 	int k;
 
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < o->nops; k++) {
 		/* more threads scale sub-linearly, as they do on 2 cpus */
 		double rate = per_thread[k] * th / (1 + 0.3 * (th - 1)) * scale *
 			      boot * (1 + gsl_ran_gaussian(rng, o->noise));
@@ -321,7 +330,7 @@ static json_t *result(const struct opts *o, gsl_rng *rng, int v, int t,
 		"mem_mb", 2048, "fs", "ext4", "device", "virtio-blk",
 		"started", "2026-12-03T08:00:00Z",
 		"ops", oa, "counters", "short_reads", 0,
-		"metrics", metrics_json(),
+		"metrics", metrics_json(o->nops),
 		"verify", "enabled", 1, "checked", 1000, "errors", 0,
 		"first_error", "status", "ok");
 	if (o->mix[v] && !cost)
@@ -427,6 +436,9 @@ static void write_meta(const struct opts *o)
 		"ended", "2026-12-03T09:00:00Z");
 	if (o->mode || o->boot_noise > 0 || o->sequential)
 		meta_order(o, meta);
+	if (o->stats_boot)	/* as rlstat plan create records it */
+		json_object_set_new(meta, "stats_boot", json_pack("{s:b, s:s}",
+				    "on", 1, "why", "rlsynth --stats-boot"));
 	/* meta.json's one writer, as for a real run */
 	plan_meta_write(o->dir, meta);
 	json_decref(meta);
@@ -455,6 +467,67 @@ static void write_waits(const struct opts *o, json_t *j, int v, int t,
 						     rel));
 	free(p);
 	free(rel);
+}
+
+/*
+ * --stats-boot V: each variant's stats boot (runners/run boots one on the
+ * -stats kernel next to the timed boots): its results as
+ * <point>-stats-i1, env.boot "stats", a tenth of the timed rates (the
+ * counters' cost, exaggerated so that a rate of it read as a timed one
+ * shows in every table), and its mapping_lock counters: V waits eight
+ * times as often and twenty times as long as the others, its longest
+ * wait 3 ms against 0.5 ms. A generator of its own: the timed results
+ * are those of the same run without it, byte for byte.
+ */
+static void write_stats_boots(const struct opts *o)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	json_t *j, *op;
+	char *rel, *p;
+	size_t i;
+	int v, t;
+
+	gsl_rng_set(rng, o->seed + 7919);
+	for (v = 0; v < o->nvariants; v++)
+		for (t = 0; t < o->nthreads; t++) {
+			bool more = !strcmp(o->variants[v], o->stats_boot);
+
+			j = result(o, rng, v, t, 1, false);
+			json_array_foreach(json_object_get(j, "ops"), i, op) {
+				json_int_t n = json_integer_value(
+					json_object_get(op, "count")) / 10;
+
+				json_object_set_new(op, "count",
+						    json_integer(n));
+				json_object_set_new(op, "ops_per_s",
+						    json_real(n / 10.0));
+				json_object_set_new(op, "bytes_per_s",
+						    json_real(n / 10.0 * 4096));
+			}
+			json_object_set_new(json_object_get(j, "env"), "boot",
+					    json_string("stats"));
+			rel = xasprintf("%s/p%03d-dio-stats-i1.mapping_lock"
+					".json", o->variants[v], t);
+			p = xasprintf("%s/%s", o->dir, rel);
+			write_json(p, json_pack("{s:I,s:I,s:I,s:I}",
+				"stats.acquisitions", (json_int_t)400000,
+				"stats.contended",
+				(json_int_t)(more ? 8000 : 1000),
+				"stats.wait_ns_total",
+				(json_int_t)(more ? 200000000 : 10000000),
+				"stats.wait_ns_max_point",
+				(json_int_t)(more ? 3000000 : 500000)),
+				JSON_COMPACT);
+			free(p);
+			json_object_set_new(j, "monitors", json_pack("{s:s}",
+					    "mapping_lock", rel));
+			free(rel);
+			p = xasprintf("%s/%s/p%03d-dio-stats-i1.result.json",
+				      o->dir, o->variants[v], t);
+			write_json(p, j, JSON_COMPACT);
+			free(p);
+		}
+	gsl_rng_free(rng);
 }
 
 int main(int argc, char **argv)
@@ -503,6 +576,8 @@ int main(int argc, char **argv)
 				}
 		}
 	}
+	if (o.stats_boot)
+		write_stats_boots(&o);
 	gsl_rng_free(rng);
 	return 0;
 }
