@@ -363,4 +363,28 @@ const char *plan_modes(const char *mode, json_t *meta);
 /* meta.json's mode of a point: "time", "cost" or "both" */
 const char *meta_point_mode(json_t *meta, const char *label);
 
+/* ---- docs.c: a run's result documents, as load.c reads them (run/ only) ---- */
+
+struct doc {
+	char *path, *variant, *label;
+	json_t *j;
+	int point, variant_idx;
+	/* the op whose histogram was parsed last, while add_doc runs: the
+	 * op's percentile metrics follow one another, one parse serves all */
+	json_t *hop;
+	struct lathist *hlh;
+};
+
+struct docs {
+	struct doc *d;
+	int n, cap;
+};
+
+/*
+ * Every result document under r->dir into ds, its file name, variant
+ * directory and kernel.variant checked; the stats boot's files are left
+ * out (waits.c reads them). Dies on bad input.
+ */
+void load_docs(struct run *r, struct docs *ds);
+
 #endif
