@@ -22,7 +22,7 @@ static const char usage[] =
 "                          [--variants 'V...'] [--baseline B] [--mode M]\n"
 "                          [--iterations N|auto] [--budget B] [--seed N]\n"
 "                          [--accel A] [--name N] [--debug] [--rerun-of RUN]\n"
-"                          [--stats 1|0]\n"
+"                          [--stats 1|0] [--check]\n"
 "                          [--kvm yes|no [--kvm-why TEXT]]\n"
 "                          [--top DIR] [--results DIR]  < matrix-output\n"
 "       rlstat plan create --runner bare --run RUN --matrix FILE\n"
@@ -60,7 +60,9 @@ static const char usage[] =
 "       --stats 1 or the matrix's stats_boot yes; none by --stats 0,\n"
 "       without time points or with monitors mapping_lock). bare and\n"
 "       lava write meta.json into the run directory their runner made.\n"
-"       Bad input: exit 2, nothing made.\n"
+"       --check: every input checked, nothing made or printed (a runner\n"
+"       that has work to do before it plans). Bad input: exit 2,\n"
+"       nothing made.\n"
 "resume a RESUME's settings, as create prints them, from its meta.json;\n"
 "       --budget gives a run the budget stopped more time.\n"
 "variant a built kernel's variants[] entry; skip a skipped variant (or,\n"
@@ -140,6 +142,7 @@ static int plan_make(int argc, char **argv, bool resume)
 		CLI("--variants", CLI_STRING, &q.variants),
 		CLI("--rerun-of", CLI_STRING, &q.rerun_of),
 		CLI("--debug", CLI_FLAG, &q.debug),
+		CLI("--check", CLI_FLAG, &q.check),
 		CLI("--variant", CLI_STRING, &q.variant),
 		CLI("--strategy", CLI_STRING, &q.strategy),
 		CLI("--feature", CLI_STRINGS, feat, .count = &q.nfeatures),
@@ -177,7 +180,8 @@ static int plan_make(int argc, char **argv, bool resume)
 	if (!strcmp(q.runner, "qemu")) {
 		q.mx = matrix_out_read(stdin);
 		dir = plan_create_qemu(&q, &s);
-		plan_settings_print(stdout, dir, &s);
+		if (dir)
+			plan_settings_print(stdout, dir, &s);
 		return 0;
 	}
 	if (!q.run)

@@ -137,18 +137,17 @@ plan_settings() {
 	[ $rc = 0 ] || exit 2
 }
 
-# kvm_state ACCEL: does KVM run a guest here?  Sets KVM_STATE (yes, no)
-# and KVM_WHY, what MODE=auto goes by (rlstat plan create --kvm).
-# ACCEL=tcg: no; ACCEL=kvm: yes (a KVM that fails then fails the boot, as
-# asked).  Otherwise /dev/kvm must be read-write and a KVM guest must
-# print: SeaBIOS's banner on its debug port within RLBENCH_KVM_WATCHDOG
-# seconds (a KVM guest printing nothing is what runners/boot falls back
-# on).  No kernel is needed, so it runs before any is built.  The answer
-# is cached (kvm_cache_file) and probed once; runners/qemu rewrites it
-# when a boot's KVM attempt says otherwise (kvm_record).  Test hook:
-# RLBENCH_TEST_KVM=yes|no is the answer, nothing probed or cached.
-kvm_state() {
-	local f l i
+# kvm_known ACCEL: does KVM run a guest here, as far as is known without
+# booting?  Sets KVM_STATE (yes, no) and KVM_WHY, what MODE=auto goes by
+# (rlstat plan create --kvm), and returns 0; returns 1 when only a probe
+# can tell (kvm_probe).  ACCEL=tcg: no; ACCEL=kvm: yes (a KVM that fails
+# then fails the boot, as asked).  Otherwise /dev/kvm must be read-write,
+# and the answer is the cached one (kvm_cache_file), from an earlier
+# probe or boot: runners/qemu rewrites it when a boot's KVM attempt says
+# otherwise (kvm_record).  Test hook: RLBENCH_TEST_KVM=yes|no is the
+# answer, nothing probed or cached.
+kvm_known() {
+	local f
 	KVM_STATE=no
 	case ${RLBENCH_TEST_KVM:-} in
 	'') ;;
@@ -166,24 +165,39 @@ kvm_state() {
 		KVM_WHY="$KVM_WHY (cached: $f)"
 		return 0
 	fi
+	KVM_STATE=no KVM_WHY=''
+	return 1
+}
+
+# kvm_probe BZIMAGE NAME: boot the kernel BZIMAGE (NAME, for the record)
+# under KVM, without a disk or an initramfs, and wait up to
+# RLBENCH_KVM_WATCHDOG seconds for its banner on the serial console.
+# Only a Linux kernel says whether KVM runs one: where nested KVM is
+# broken, firmware and hand-made payloads (even one that enters long
+# mode) print under KVM while a kernel prints nothing.  Sets KVM_STATE
+# and KVM_WHY as kvm_known does, and caches them (kvm_record).
+kvm_probe() {
+	local l i pid
 	l=$(mktemp)
-	qemu-system-x86_64 -accel kvm -display none -nodefaults -no-reboot -m 16 \
-		-chardev "file,id=d,path=$l" -device isa-debugcon,iobase=0x402,chardev=d >/dev/null 2>&1 &
+	qemu-system-x86_64 -accel kvm -cpu host -smp 1 -m 256 -display none -nodefaults -no-reboot \
+		-kernel "$1" -append "console=ttyS0 earlyprintk=serial panic=-1" -serial "file:$l" >/dev/null 2>&1 &
+	pid=$!
 	for ((i = 0; i < ${RLBENCH_KVM_WATCHDOG:-10} * 5; i++)); do
-		grep -aq SeaBIOS "$l" && break
-		kill -0 $! 2>/dev/null || break
+		grep -aq 'Linux version' "$l" && break
+		kill -0 $pid 2>/dev/null || break
 		sleep 0.2
 	done
-	kill -9 $! 2>/dev/null || true
-	wait $! 2>/dev/null || true
-	KVM_STATE=no KVM_WHY="a KVM guest printed nothing (probe)"
-	grep -aq SeaBIOS "$l" && KVM_STATE=yes KVM_WHY="a KVM guest ran (probe)"
+	kill -9 $pid 2>/dev/null || true
+	wait $pid 2>/dev/null || true
+	KVM_STATE=no KVM_WHY="a KVM guest printed nothing (probe: the $2 kernel)"
+	grep -aq 'Linux version' "$l" && KVM_STATE=yes KVM_WHY="a KVM guest booted (probe: the $2 kernel)"
 	rm -f "$l"
 	kvm_record "$KVM_STATE" "$KVM_WHY"
 }
 
-# kvm_cache_file: where kvm_state keeps its answer, keyed by the QEMU
-# binary and the host's kernel (either changing may change it).
+# kvm_cache_file: where kvm_known finds what kvm_probe or a boot found,
+# keyed by the QEMU binary and the host's kernel (either changing may
+# change it).
 kvm_cache_file() {
 	local q
 	q=$(command -v qemu-system-x86_64 || echo none)
@@ -191,7 +205,7 @@ kvm_cache_file() {
 		sha256sum | cut -c1-16)"
 }
 
-# kvm_record yes|no WHY: kvm_state's answer, cached; never a test's
+# kvm_record yes|no WHY: whether KVM runs a guest, cached; never a test's
 # (RLBENCH_TEST_KVM, or a KVM attempt RLBENCH_TEST_KVM_FAIL broke).
 kvm_record() {
 	local f

@@ -9,7 +9,7 @@
 # variant, which the gate decides on, and a third only of the points
 # whose two boots differ.
 . "$(dirname "$0")/lib/tap.sh"
-plan 45
+plan 51
 
 make -s -C workloads >/dev/null 2>&1
 make -s -C analysis >/dev/null || exit 2
@@ -177,14 +177,49 @@ kvm=$(RLBENCH_CACHE=$tmp/cache RLBENCH_TEST_KVM='' bash -c '
 	rm -f "$f"
 	RLBENCH_TEST_KVM_FAIL=1 kvm_record no "broken on purpose"
 	echo "broken:$(cat "$f" 2>/dev/null)"
-	kvm_state tcg
-	echo "tcg:$KVM_STATE:$KVM_WHY"
-	RLBENCH_TEST_KVM=yes kvm_state tcg
+	kvm_known tcg
+	echo "tcg:$?:$KVM_STATE:$KVM_WHY"
+	RLBENCH_TEST_KVM=yes kvm_known tcg
 	echo "hook:$KVM_STATE"')
 is "$(sed -n 's/^record://p' <<<"$kvm")" "no a KVM guest printed nothing" "kvm_record caches the answer under RLBENCH_CACHE"
 is "$(grep -c '^broken:$' <<<"$kvm")" 1 "a KVM attempt a test broke is not cached"
-is "$(sed -n 's/^tcg://p' <<<"$kvm")" "no:ACCEL=tcg" "ACCEL=tcg: no KVM, without a probe"
+is "$(sed -n 's/^tcg://p' <<<"$kvm")" "0:no:ACCEL=tcg" "ACCEL=tcg: no KVM, without a probe"
 is "$(sed -n 's/^hook://p' <<<"$kvm")" yes "RLBENCH_TEST_KVM fakes the answer"
+# kvm_probe boots a kernel under KVM and waits for its banner: a stand-in
+# qemu-system-x86_64 on PATH writes the serial file it is given, or not
+mkdir -p "$tmp/pbin"
+cat >"$tmp/pbin/qemu-system-x86_64" <<'EOS'
+#!/bin/bash
+# a stand-in: the kernel's banner on -serial file:PATH unless KERNEL_SILENT
+for a; do case $a in file:*) s=${a#file:} ;; esac; done
+echo "$*" >>"$PROBE_LOG"
+[ -n "${KERNEL_SILENT:-}" ] || echo "Linux version 6.12.0-rl-stock (rlbench@rlbench)" >"$s"
+sleep 30
+EOS
+chmod +x "$tmp/pbin/qemu-system-x86_64"
+probe() {	# KERNEL_SILENT value -> "state|why|cached|args"
+	rm -rf "$tmp/pcache"
+	PROBE_LOG=$tmp/probe.log KERNEL_SILENT=$1 PATH="$tmp/pbin:$PATH" RLBENCH_CACHE=$tmp/pcache RLBENCH_TEST_KVM='' \
+		RLBENCH_KVM_WATCHDOG=1 bash -c '. runners/lib.sh; kvm_probe /k/bzImage stock
+		echo "$KVM_STATE|$KVM_WHY|$(cat "$(kvm_cache_file)")"'
+}
+: >"$tmp/probe.log"
+is "$(probe '')" "yes|a KVM guest booted (probe: the stock kernel)|yes a KVM guest booted (probe: the stock kernel)" \
+	"kvm_probe: a kernel that prints its banner under KVM is a yes, cached"
+like "$(cat "$tmp/probe.log")" "-accel kvm .*-kernel /k/bzImage .*console=ttyS0" "it boots the kernel it is given, under KVM, its console on serial"
+is "$(probe 1)" "no|a KVM guest printed nothing (probe: the stock kernel)|no a KVM guest printed nothing (probe: the stock kernel)" \
+	"a kernel that prints nothing within RLBENCH_KVM_WATCHDOG is a no, cached (firmware printing is not enough)"
+ok "$(! pgrep -f "$tmp/pbin/qemu-system-x86_64" >/dev/null; echo $?)" "no probe guest is left running"
+
+# plan create --check: every input checked, nothing made or printed
+n0=$(find "$TOP/results" -maxdepth 1 2>/dev/null | wc -l)
+out=$(runners/matrix configs/quick.matrix | "$R" plan create --check --kvm no --runner qemu --matrix configs/quick.matrix \
+	--kernel rangelock --baseline stock --variants "stock rangelock" 2>&1); rc=$?
+is "$rc:$out:$(find "$TOP/results" -maxdepth 1 2>/dev/null | wc -l)" "0::$n0" "plan create --check: exit 0, prints nothing, makes no run directory"
+out=$(runners/matrix configs/quick.matrix | "$R" plan create --check --kvm no --runner qemu --matrix configs/quick.matrix \
+	--kernel rangelock --baseline stock --variants "stock rangelock" --budget soon 2>&1); rc=$?
+like "$rc:$out" "^2:rlstat: BUDGET='soon' is not a time" "and a bad input still exits 2, before anything is built or booted"
+
 RLBENCH_TEST_KVM=maybe run runners/run bench --kernel rangelock
 like "$RC:$OUT" "^2:run: RLBENCH_TEST_KVM='maybe' is not one of yes, no" "a bad RLBENCH_TEST_KVM exits 2"
 

@@ -456,6 +456,10 @@ char *plan_create_qemu(const struct plan_req *q, struct plan_set *s)
 	s->seed = q->seed && *q->seed ? strtol(q->seed, NULL, 10) :
 					 plan_clock_seed();
 	name = q->name && *q->name ? xstrdup(q->name) : default_name(q, s);
+	if (q->check) {		/* every input checked, nothing made */
+		free(name);
+		return NULL;
+	}
 	results = q->results ? xstrdup(q->results) :
 			       xasprintf("%s/results", q->top);
 	dir = make_rundir(results, name);

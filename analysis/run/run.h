@@ -280,6 +280,8 @@ struct plan_req {
 	const char *stats;	/* STATS=: 1 (default) or 0, no stats boot */
 	const char *kernel, *baseline, *variants, *rerun_of;
 	bool debug;
+	/* qemu: resolve and check only, make nothing (plan create --check) */
+	bool check;
 	/* bare: the running kernel's variant, its scratch, its binding */
 	const char *variant, *strategy, *scratch, *fs, *topology, *binding;
 	const char **features;
