@@ -3,15 +3,16 @@
  * Deterministic tests of lib/range_lock_adaptive.c: cheat mode for readers
  * alone and for a lone writer, the switch at the first conflict (requests
  * that come during the drain wait and then go to the tree, holders in
- * cheat mode unlock through the word), precise ranges after it, and
- * killable and trylock calls during the drain.
+ * cheat mode unlock through the word), precise ranges after it, a
+ * writer's wait behind streaming readers, and killable and trylock calls
+ * during the drain.
  *
  * Each request runs in its own thread.  A request is "blocked" once its
  * thread has slept in schedule() without holding for 20 ms; it "did not
  * wait" if it holds without ever having slept.  Every test starts from a
  * lock initialised again, in cheat mode.
  *
- * Usage: rl_adaptive_test cheat|switch|killable|all    (TAP on stdout)
+ * Usage: rl_adaptive_test cheat|switch|fairness|killable|all  (TAP on stdout)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -347,6 +348,106 @@ static void test_switch(void)
 	       "after the switch: disjoint writers do not wait, overlapping ones do, for good");
 }
 
+struct stream {
+	pthread_t thread;
+	unsigned int id;
+	int stop;
+	unsigned long ops;
+};
+
+/* Overlapping readers back to back: some reader always holds [0, 15]. */
+static void *reader_stream(void *arg)
+{
+	struct stream *s = arg;
+	struct range_adaptive_req rq;
+
+	while (!load(&s->stop)) {
+		range_adaptive_req_init(&rq, s->id, 15);
+		range_adaptive_read_lock(&lock, &rq);
+		pause_us(100);
+		range_adaptive_read_unlock(&lock, &rq);
+		__atomic_fetch_add(&s->ops, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+struct watchdog {
+	pthread_t thread;
+	struct stream *s;
+	int done;
+};
+
+/* A starved writer would wait for ever: stop the streams after 2 s. */
+static void *watchdog_fn(void *arg)
+{
+	struct watchdog *wd = arg;
+	unsigned long long end = now_ns() + 2000000000ull;
+	unsigned int i;
+
+	while (!load(&wd->done) && now_ns() < end)
+		pause_us(1000);
+	for (i = 0; i < 4; i++)
+		__atomic_store_n(&wd->s[i].stop, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * The writer that starts the switch waits for the readers already in,
+ * not for those that keep coming: a fresh lock per round, four readers
+ * streaming in cheat mode, then a writer.
+ */
+static void test_writer_behind_readers(void)
+{
+	const unsigned int rounds = 20;
+	unsigned long long t, sum = 0, max = 0;
+	struct range_adaptive_req rq;
+	struct stream s[4];
+	struct watchdog wd;
+	unsigned long reads = 0;
+	unsigned int n, i, switched = 0;
+
+	for (n = 0; n < rounds; n++) {
+		fresh();
+		memset(s, 0, sizeof(s));
+		for (i = 0; i < 4; i++) {
+			s[i].id = i;
+			if (pthread_create(&s[i].thread, NULL, reader_stream,
+					   &s[i]))
+				abort();
+		}
+		while (__atomic_load_n(&s[3].ops, __ATOMIC_RELAXED) < 5)
+			pause_us(100);
+		wd = (struct watchdog){ .s = s };
+		if (pthread_create(&wd.thread, NULL, watchdog_fn, &wd))
+			abort();
+		range_adaptive_req_init(&rq, 0, 15);
+		t = now_ns();
+		range_adaptive_write_lock(&lock, &rq);
+		t = now_ns() - t;
+		__atomic_store_n(&wd.done, 1, __ATOMIC_RELEASE);
+		pthread_join(wd.thread, NULL);
+		switched += !rq.cheat && precise();
+		range_adaptive_write_unlock(&lock, &rq);
+		sum += t;
+		max = t > max ? t : max;
+		for (i = 0; i < 4; i++) {
+			__atomic_store_n(&s[i].stop, 1, __ATOMIC_RELEASE);
+			pthread_join(s[i].thread, NULL);
+			reads += s[i].ops;
+		}
+		if (t >= 1000000000ull)
+			break;
+	}
+	/*
+	 * A holder stays 100 us: a wait of a second is starvation (the
+	 * watchdog ends it at two).
+	 */
+	n += n < rounds;
+	tap_ok(max < 1000000000ull && switched == rounds && idle(),
+	       "a writer behind 4 streaming cheat-mode readers drains them: %u switches in %u rounds, mean %.0f us, max %.0f us (%lu reads)",
+	       switched, n, sum / 1e3 / n, max / 1e3, reads);
+}
+
 static void test_killable(void)
 {
 	struct range_adaptive_req l1;
@@ -422,12 +523,16 @@ int main(int argc, char **argv)
 		test_switch();
 		known = true;
 	}
+	if (all || !strcmp(what, "fairness")) {
+		test_writer_behind_readers();
+		known = true;
+	}
 	if (all || !strcmp(what, "killable")) {
 		test_killable();
 		known = true;
 	}
 	if (!known) {
-		fprintf(stderr, "rl_adaptive_test: unknown group '%s' (accepted: cheat, switch, killable, all)\n",
+		fprintf(stderr, "rl_adaptive_test: unknown group '%s' (accepted: cheat, switch, fairness, killable, all)\n",
 			what);
 		return 2;
 	}
