@@ -3,8 +3,12 @@
  * Lock microbenchmark: lock+unlock pairs of pthread mutex (the i_mutex
  * stand-in), pthread rwlock (the rwsem stand-in), the exclusive range
  * lock (every request a write range, as the "rangelock" kernel takes
- * them), the reader/writer range lock (lib/range_lock.c) and the bitmap
- * range lock (lib/range_lock_bitmap.c), built with the non-debug shims.
+ * them), the reader/writer range lock (lib/range_lock.c), the bitmap
+ * range lock (lib/range_lock_bitmap.c) and the adaptive range lock
+ * (lib/range_lock_adaptive.c), built with the non-debug shims.  The
+ * adaptive lock is initialised again, in cheat mode, before every
+ * throughput point, and its "precise" pairs run on a lock that has
+ * switched.
  *
  * 1. Uncontended cost, one thread, ns per lock+unlock pair: the median
  *    of several samples, the pairs interleaved sample by sample so that
@@ -35,16 +39,17 @@
 
 #include <linux/range_lock.h>
 #include <linux/range_lock_bitmap.h>
+#include <linux/range_lock_adaptive.h>
 
 #include "rl_insn.h"
 
 enum lock_kind { K_MUTEX, K_RWLOCK, K_RANGE_EXCL, K_RANGE_RW, K_BITMAP,
-		 NR_KINDS };
+		 K_ADAPTIVE, NR_KINDS };
 enum layout { L_DISJOINT, L_OVERLAP, L_WHOLE, NR_LAYOUTS };
 enum mix { M_READERS, M_MIXED, M_WRITERS, NR_MIXES };
 
 static const char *const kind_name[] = {
-	"mutex", "rwlock", "range-excl", "range-rw", "bitmap"
+	"mutex", "rwlock", "range-excl", "range-rw", "bitmap", "adaptive"
 };
 static const char *const layout_name[] = { "disjoint", "overlap", "whole" };
 static const char *const mix_name[] = { "readers", "mixed", "writers" };
@@ -57,6 +62,7 @@ static pthread_rwlock_t rwlock = PTHREAD_RWLOCK_INITIALIZER;
 static struct range_lock_tree tree;
 static struct range_bitmap_lock bitmap;
 static unsigned int bitmap_shift;
+static struct range_adaptive_lock adaptive, adaptive_precise;
 
 static unsigned int work = 50;
 static unsigned int point_ms = 200;
@@ -112,6 +118,7 @@ static unsigned long do_work(unsigned long x)
 static void one_op(struct thread_arg *a, bool reader, unsigned long start,
 		   unsigned long last)
 {
+	struct range_adaptive_req ar;
 	struct range_bitmap_req br;
 	struct range_lock rl;
 
@@ -145,6 +152,18 @@ static void one_op(struct thread_arg *a, bool reader, unsigned long start,
 			range_bitmap_write_lock(&bitmap, &br);
 			a->sink = do_work(a->sink);
 			range_bitmap_write_unlock(&bitmap, &br);
+		}
+		break;
+	case K_ADAPTIVE:
+		range_adaptive_req_init(&ar, start, last);
+		if (reader) {
+			range_adaptive_read_lock(&adaptive, &ar);
+			a->sink = do_work(a->sink);
+			range_adaptive_read_unlock(&adaptive, &ar);
+		} else {
+			range_adaptive_write_lock(&adaptive, &ar);
+			a->sink = do_work(a->sink);
+			range_adaptive_write_unlock(&adaptive, &ar);
 		}
 		break;
 	default:
@@ -207,6 +226,8 @@ static void run_point(struct point *p)
 	go = 0;
 	stop = 0;
 	memset(args, 0, sizeof(args));
+	if (p->kind == K_ADAPTIVE)
+		range_adaptive_lock_init(&adaptive);
 	for (i = 0; i < p->threads; i++) {
 		args[i].p = p;
 		args[i].id = i;
@@ -231,11 +252,13 @@ static void run_point(struct point *p)
 #define PAIR_LOOP(name, lock_stmt, unlock_stmt)				\
 static __attribute__((__noinline__)) double name(void)			\
 {									\
+	struct range_adaptive_req ar;					\
 	struct range_bitmap_req br;					\
 	struct range_lock rl;						\
 	unsigned long long i;						\
 	double t0 = now();						\
 									\
+	(void)ar;							\
 	(void)rl;							\
 	(void)br;							\
 	for (i = 0; i < pair_iters; i++) {				\
@@ -280,6 +303,55 @@ PAIR_LOOP(pair_bitmap_read_full,
 	   range_bitmap_read_lock(&bitmap, &br)),
 	  range_bitmap_read_unlock(&bitmap, &br))
 
+PAIR_LOOP(pair_adaptive_write,
+	  (range_adaptive_req_init(&ar, i & 1023, (i & 1023) + 3),
+	   range_adaptive_write_lock(&adaptive, &ar)),
+	  range_adaptive_write_unlock(&adaptive, &ar))
+PAIR_LOOP(pair_adaptive_read,
+	  (range_adaptive_req_init(&ar, i & 1023, (i & 1023) + 3),
+	   range_adaptive_read_lock(&adaptive, &ar)),
+	  range_adaptive_read_unlock(&adaptive, &ar))
+PAIR_LOOP(pair_adaptive_write_precise,
+	  (range_adaptive_req_init(&ar, i & 1023, (i & 1023) + 3),
+	   range_adaptive_write_lock(&adaptive_precise, &ar)),
+	  range_adaptive_write_unlock(&adaptive_precise, &ar))
+PAIR_LOOP(pair_adaptive_read_precise,
+	  (range_adaptive_req_init(&ar, i & 1023, (i & 1023) + 3),
+	   range_adaptive_read_lock(&adaptive_precise, &ar)),
+	  range_adaptive_read_unlock(&adaptive_precise, &ar))
+
+static void *hold_cheat_reader(void *arg)
+{
+	struct range_adaptive_req ar;
+	struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+	range_adaptive_req_init(&ar, 0, 0);
+	range_adaptive_read_lock(arg, &ar);
+	__atomic_store_n(&go, 1, __ATOMIC_RELEASE);
+	nanosleep(&ts, NULL);
+	range_adaptive_read_unlock(arg, &ar);
+	return NULL;
+}
+
+/* Switch @lock: a writer while another thread holds a reader. */
+static void make_precise(struct range_adaptive_lock *lock)
+{
+	struct range_adaptive_req ar;
+	pthread_t t;
+
+	range_adaptive_req_init(&ar, 1, 1);
+	while (!range_adaptive_is_precise(lock)) {
+		go = 0;
+		if (pthread_create(&t, NULL, hold_cheat_reader, lock))
+			abort();
+		while (!__atomic_load_n(&go, __ATOMIC_ACQUIRE))
+			;
+		range_adaptive_write_lock(lock, &ar);
+		range_adaptive_write_unlock(lock, &ar);
+		pthread_join(t, NULL);
+	}
+}
+
 /*
  * The same pairs while this thread holds an unrelated range: every
  * request goes through the spinlock and the interval tree, the cost
@@ -311,7 +383,8 @@ static double pair_range_read_tree(void)
 enum { P_MUTEX, P_RW_WRITE, P_RW_READ, P_RANGE_WRITE, P_RANGE_READ,
        P_RANGE_FULL, P_RANGE_WRITE_TREE, P_RANGE_READ_TREE,
        P_BITMAP_WRITE, P_BITMAP_READ, P_BITMAP_WRITE_FULL,
-       P_BITMAP_READ_FULL, NR_PAIRS };
+       P_BITMAP_READ_FULL, P_ADAPTIVE_WRITE, P_ADAPTIVE_READ,
+       P_ADAPTIVE_WRITE_PRECISE, P_ADAPTIVE_READ_PRECISE, NR_PAIRS };
 
 static const struct {
 	const char *name;
@@ -347,6 +420,16 @@ static const struct {
 	[P_BITMAP_READ_FULL] = { "bitmap_read_full",
 				 "bitmap lock read [0,ULONG_MAX]",
 				 pair_bitmap_read_full, true },
+	[P_ADAPTIVE_WRITE] = { "adaptive_write", "adaptive lock write, cheat mode",
+			       pair_adaptive_write, false },
+	[P_ADAPTIVE_READ] = { "adaptive_read", "adaptive lock read, cheat mode",
+			      pair_adaptive_read, true },
+	[P_ADAPTIVE_WRITE_PRECISE] = { "adaptive_write_precise",
+				       "adaptive lock write, precise",
+				       pair_adaptive_write_precise, false },
+	[P_ADAPTIVE_READ_PRECISE] = { "adaptive_read_precise",
+				      "adaptive lock read, precise",
+				      pair_adaptive_read_precise, true },
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -556,6 +639,9 @@ int main(int argc, char **argv)
 	range_lock_tree_init(&tree);
 	bitmap_shift = pick_bitmap_shift(max_threads);
 	range_bitmap_lock_init(&bitmap, bitmap_shift);
+	range_adaptive_lock_init(&adaptive);
+	range_adaptive_lock_init(&adaptive_precise);
+	make_precise(&adaptive_precise);
 	if (child) {
 		for (c = 0; c < NR_PAIRS; c++)
 			insn_child_run(pairs[c].name, pairs[c].fn, &pair_iters);
@@ -595,6 +681,14 @@ int main(int argc, char **argv)
 		printf("; in instructions %.2fx, %.2fx",
 		       insn[P_BITMAP_WRITE] / insn[P_RW_WRITE],
 		       insn[P_BITMAP_READ] / insn[P_RW_READ]);
+	printf("\n");
+	printf("uncontended adaptive lock (cheat mode) / rwlock: write %.2fx, read %.2fx",
+	       ns[P_ADAPTIVE_WRITE] / ns[P_RW_WRITE],
+	       ns[P_ADAPTIVE_READ] / ns[P_RW_READ]);
+	if (insn[P_ADAPTIVE_WRITE] >= 0)
+		printf("; in instructions %.2fx, %.2fx",
+		       insn[P_ADAPTIVE_WRITE] / insn[P_RW_WRITE],
+		       insn[P_ADAPTIVE_READ] / insn[P_RW_READ]);
 	printf("\n");
 
 	if (json_path && write_json(json_path, doc))

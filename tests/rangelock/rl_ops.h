@@ -12,10 +12,12 @@
 
 #include <linux/range_lock.h>
 #include <linux/range_lock_bitmap.h>
+#include <linux/range_lock_adaptive.h>
 
 union rl_req {
 	struct range_lock tree;
 	struct range_bitmap_req bitmap;
+	struct range_adaptive_req adaptive;
 };
 
 struct rl_ops {
@@ -31,9 +33,12 @@ struct rl_ops {
 	void (*unlock)(union rl_req *req, bool reader);
 	/* Anything still held or counted once every thread has unlocked? */
 	bool (*is_locked)(void);
+	/* Optional: print the lock's own counts at the end of a run. */
+	void (*report)(void);
 };
 
 extern const struct rl_ops rl_tree_ops;
 extern const struct rl_ops rl_bitmap_ops;
+extern const struct rl_ops rl_adaptive_ops;
 
 #endif

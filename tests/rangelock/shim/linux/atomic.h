@@ -42,6 +42,16 @@
 	__shim_try_cmpxchg(&(v)->counter, oldp, new, __ATOMIC_SEQ_CST)
 #define atomic_long_try_cmpxchg_relaxed(v, oldp, new) \
 	__shim_try_cmpxchg(&(v)->counter, oldp, new, __ATOMIC_RELAXED)
+#define atomic_long_try_cmpxchg_acquire(v, oldp, new) \
+	__shim_try_cmpxchg(&(v)->counter, oldp, new, __ATOMIC_ACQUIRE)
+#define atomic_long_sub_return_release(i, v) \
+	__atomic_sub_fetch(&(v)->counter, (i), __ATOMIC_RELEASE)
+#define atomic_long_sub_return_relaxed(i, v) \
+	__atomic_sub_fetch(&(v)->counter, (i), __ATOMIC_RELAXED)
+#define atomic_long_xchg(v, new) \
+	__atomic_exchange_n(&(v)->counter, (new), __ATOMIC_SEQ_CST)
+#define atomic_long_xchg_relaxed(v, new) \
+	__atomic_exchange_n(&(v)->counter, (new), __ATOMIC_RELAXED)
 #define atomic_long_fetch_andnot(i, v) \
 	__atomic_fetch_and(&(v)->counter, ~(i), __ATOMIC_SEQ_CST)
 #define atomic_long_fetch_andnot_relaxed(i, v) \
