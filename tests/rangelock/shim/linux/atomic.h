@@ -42,6 +42,10 @@
 	__shim_try_cmpxchg(&(v)->counter, oldp, new, __ATOMIC_SEQ_CST)
 #define atomic_long_try_cmpxchg_relaxed(v, oldp, new) \
 	__shim_try_cmpxchg(&(v)->counter, oldp, new, __ATOMIC_RELAXED)
+#define atomic_long_fetch_or(i, v) \
+	__atomic_fetch_or(&(v)->counter, (i), __ATOMIC_SEQ_CST)
+#define atomic_long_fetch_or_relaxed(i, v) \
+	__atomic_fetch_or(&(v)->counter, (i), __ATOMIC_RELAXED)
 #define atomic_long_fetch_andnot(i, v) \
 	__atomic_fetch_and(&(v)->counter, ~(i), __ATOMIC_SEQ_CST)
 #define atomic_long_fetch_andnot_relaxed(i, v) \
