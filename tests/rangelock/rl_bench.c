@@ -3,8 +3,12 @@
  * Lock microbenchmark: lock+unlock pairs of pthread mutex (the i_mutex
  * stand-in), pthread rwlock (the rwsem stand-in), the exclusive range
  * lock (every request a write range, as the "rangelock" kernel takes
- * them), the reader/writer range lock (lib/range_lock.c) and the bitmap
- * range lock (lib/range_lock_bitmap.c), built with the non-debug shims.
+ * them), the reader/writer range lock (lib/range_lock.c), the bitmap
+ * range lock (lib/range_lock_bitmap.c) and the list range lock
+ * (lib/range_lock_list.c), built with the non-debug shims.  The list
+ * lock's entries come from the shim's kmalloc() (glibc malloc) and go
+ * through the shim's kfree_rcu() (a reclaimer thread), not the kernel's
+ * slab and RCU: its figures include that stand-in's costs.
  *
  * 1. Uncontended cost, one thread, ns per lock+unlock pair: the median
  *    of several samples, the pairs interleaved sample by sample so that
@@ -35,16 +39,18 @@
 
 #include <linux/range_lock.h>
 #include <linux/range_lock_bitmap.h>
+#include <linux/range_lock_list.h>
+#include <linux/slab.h>
 
 #include "rl_insn.h"
 
 enum lock_kind { K_MUTEX, K_RWLOCK, K_RANGE_EXCL, K_RANGE_RW, K_BITMAP,
-		 NR_KINDS };
+		 K_LIST, NR_KINDS };
 enum layout { L_DISJOINT, L_OVERLAP, L_WHOLE, NR_LAYOUTS };
 enum mix { M_READERS, M_MIXED, M_WRITERS, NR_MIXES };
 
 static const char *const kind_name[] = {
-	"mutex", "rwlock", "range-excl", "range-rw", "bitmap"
+	"mutex", "rwlock", "range-excl", "range-rw", "bitmap", "list"
 };
 static const char *const layout_name[] = { "disjoint", "overlap", "whole" };
 static const char *const mix_name[] = { "readers", "mixed", "writers" };
@@ -57,6 +63,7 @@ static pthread_rwlock_t rwlock = PTHREAD_RWLOCK_INITIALIZER;
 static struct range_lock_tree tree;
 static struct range_bitmap_lock bitmap;
 static unsigned int bitmap_shift;
+static struct range_list_lock listlock;
 
 static unsigned int work = 50;
 static unsigned int point_ms = 200;
@@ -113,6 +120,7 @@ static void one_op(struct thread_arg *a, bool reader, unsigned long start,
 		   unsigned long last)
 {
 	struct range_bitmap_req br;
+	struct range_list_req lr;
 	struct range_lock rl;
 
 	switch (a->p->kind) {
@@ -145,6 +153,18 @@ static void one_op(struct thread_arg *a, bool reader, unsigned long start,
 			range_bitmap_write_lock(&bitmap, &br);
 			a->sink = do_work(a->sink);
 			range_bitmap_write_unlock(&bitmap, &br);
+		}
+		break;
+	case K_LIST:
+		range_list_req_init(&lr, start, last);
+		if (reader) {
+			range_list_read_lock(&listlock, &lr);
+			a->sink = do_work(a->sink);
+			range_list_read_unlock(&listlock, &lr);
+		} else {
+			range_list_write_lock(&listlock, &lr);
+			a->sink = do_work(a->sink);
+			range_list_write_unlock(&listlock, &lr);
 		}
 		break;
 	default:
@@ -232,12 +252,14 @@ static void run_point(struct point *p)
 static __attribute__((__noinline__)) double name(void)			\
 {									\
 	struct range_bitmap_req br;					\
+	struct range_list_req lr;					\
 	struct range_lock rl;						\
 	unsigned long long i;						\
 	double t0 = now();						\
 									\
 	(void)rl;							\
 	(void)br;							\
+	(void)lr;							\
 	for (i = 0; i < pair_iters; i++) {				\
 		lock_stmt;						\
 		__asm__ __volatile__("" ::: "memory");			\
@@ -279,6 +301,37 @@ PAIR_LOOP(pair_bitmap_read_full,
 	  (range_bitmap_req_init_full(&br),
 	   range_bitmap_read_lock(&bitmap, &br)),
 	  range_bitmap_read_unlock(&bitmap, &br))
+/* What the list lock's entries cost here: the shim's allocator and RCU. */
+static __attribute__((__noinline__)) double pair_list_entry(void)
+{
+	struct range_list_node *node;
+	unsigned long long i;
+	double t0 = now();
+
+	for (i = 0; i < pair_iters; i++) {
+		node = kmalloc(sizeof(*node), GFP_KERNEL);
+		__asm__ __volatile__("" ::: "memory");
+		kfree_rcu(node, rcu);
+	}
+	return (now() - t0) * 1e9 / pair_iters;
+}
+
+PAIR_LOOP(pair_list_write,
+	  (range_list_req_init(&lr, i & 1023, (i & 1023) + 3),
+	   range_list_write_lock(&listlock, &lr)),
+	  range_list_write_unlock(&listlock, &lr))
+PAIR_LOOP(pair_list_read,
+	  (range_list_req_init(&lr, i & 1023, (i & 1023) + 3),
+	   range_list_read_lock(&listlock, &lr)),
+	  range_list_read_unlock(&listlock, &lr))
+PAIR_LOOP(pair_list_write_full,
+	  (range_list_req_init_full(&lr),
+	   range_list_write_lock(&listlock, &lr)),
+	  range_list_write_unlock(&listlock, &lr))
+PAIR_LOOP(pair_list_read_full,
+	  (range_list_req_init_full(&lr),
+	   range_list_read_lock(&listlock, &lr)),
+	  range_list_read_unlock(&listlock, &lr))
 
 /*
  * The same pairs while this thread holds an unrelated range: every
@@ -311,7 +364,8 @@ static double pair_range_read_tree(void)
 enum { P_MUTEX, P_RW_WRITE, P_RW_READ, P_RANGE_WRITE, P_RANGE_READ,
        P_RANGE_FULL, P_RANGE_WRITE_TREE, P_RANGE_READ_TREE,
        P_BITMAP_WRITE, P_BITMAP_READ, P_BITMAP_WRITE_FULL,
-       P_BITMAP_READ_FULL, NR_PAIRS };
+       P_BITMAP_READ_FULL, P_LIST_WRITE, P_LIST_READ, P_LIST_WRITE_FULL,
+       P_LIST_READ_FULL, P_LIST_ENTRY, NR_PAIRS };
 
 static const struct {
 	const char *name;
@@ -347,6 +401,19 @@ static const struct {
 	[P_BITMAP_READ_FULL] = { "bitmap_read_full",
 				 "bitmap lock read [0,ULONG_MAX]",
 				 pair_bitmap_read_full, true },
+	[P_LIST_WRITE] = { "list_write", "list lock write", pair_list_write,
+			   false },
+	[P_LIST_READ] = { "list_read", "list lock read", pair_list_read,
+			  true },
+	[P_LIST_WRITE_FULL] = { "list_write_full",
+				"list lock write [0,ULONG_MAX]",
+				pair_list_write_full, false },
+	[P_LIST_READ_FULL] = { "list_read_full",
+			       "list lock read [0,ULONG_MAX]",
+			       pair_list_read_full, true },
+	[P_LIST_ENTRY] = { "list_entry_alloc_free",
+			   "  of which kmalloc+kfree_rcu (shim)",
+			   pair_list_entry, false },
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -556,6 +623,7 @@ int main(int argc, char **argv)
 	range_lock_tree_init(&tree);
 	bitmap_shift = pick_bitmap_shift(max_threads);
 	range_bitmap_lock_init(&bitmap, bitmap_shift);
+	range_list_lock_init(&listlock, GFP_KERNEL);
 	if (child) {
 		for (c = 0; c < NR_PAIRS; c++)
 			insn_child_run(pairs[c].name, pairs[c].fn, &pair_iters);
@@ -595,6 +663,14 @@ int main(int argc, char **argv)
 		printf("; in instructions %.2fx, %.2fx",
 		       insn[P_BITMAP_WRITE] / insn[P_RW_WRITE],
 		       insn[P_BITMAP_READ] / insn[P_RW_READ]);
+	printf("\n");
+	printf("uncontended list lock / rwlock: write %.2fx, read %.2fx",
+	       ns[P_LIST_WRITE] / ns[P_RW_WRITE],
+	       ns[P_LIST_READ] / ns[P_RW_READ]);
+	if (insn[P_LIST_WRITE] >= 0)
+		printf("; in instructions %.2fx, %.2fx",
+		       insn[P_LIST_WRITE] / insn[P_RW_WRITE],
+		       insn[P_LIST_READ] / insn[P_RW_READ]);
 	printf("\n");
 
 	if (json_path && write_json(json_path, doc))
