@@ -301,7 +301,11 @@ PAIR_LOOP(pair_bitmap_read_full,
 	  (range_bitmap_req_init_full(&br),
 	   range_bitmap_read_lock(&bitmap, &br)),
 	  range_bitmap_read_unlock(&bitmap, &br))
-/* What the list lock's entries cost here: the shim's allocator and RCU. */
+/*
+ * What the list lock's pair costs here in stand-ins: the shim's
+ * allocator, kfree_rcu() and two read-side sections (function calls
+ * here; nothing or a per-task count in the kernel).
+ */
 static __attribute__((__noinline__)) double pair_list_entry(void)
 {
 	struct range_list_node *node;
@@ -310,8 +314,12 @@ static __attribute__((__noinline__)) double pair_list_entry(void)
 
 	for (i = 0; i < pair_iters; i++) {
 		node = kmalloc(sizeof(*node), GFP_KERNEL);
+		rcu_read_lock();
 		__asm__ __volatile__("" ::: "memory");
+		rcu_read_unlock();
+		rcu_read_lock();
 		kfree_rcu(node, rcu);
+		rcu_read_unlock();
 	}
 	return (now() - t0) * 1e9 / pair_iters;
 }
@@ -360,12 +368,44 @@ static double pair_range_read_tree(void)
 	return with_tree(pair_range_read);
 }
 
+/*
+ * A list lock pair behind 64 held ranges, as behind a deep direct-IO
+ * queue on one file: every walk passes them (O(n)).  The holders are
+ * this thread's own disjoint writes, which never wait.
+ */
+#define LIST_DEPTH	64
+
+static __attribute__((__noinline__)) double pair_list_write_deep(void)
+{
+	struct range_list_req held[LIST_DEPTH], lr;
+	unsigned long long i;
+	unsigned int k;
+	double t0;
+
+	for (k = 0; k < LIST_DEPTH; k++) {
+		range_list_req_init(&held[k], 16ul * k, 16ul * k + 3);
+		range_list_write_lock(&listlock, &held[k]);
+	}
+	t0 = now();
+	for (i = 0; i < pair_iters; i++) {
+		range_list_req_init(&lr, (1ul << 30) + (i & 1023),
+				    (1ul << 30) + (i & 1023) + 3);
+		range_list_write_lock(&listlock, &lr);
+		__asm__ __volatile__("" ::: "memory");
+		range_list_write_unlock(&listlock, &lr);
+	}
+	t0 = (now() - t0) * 1e9 / pair_iters;
+	for (k = 0; k < LIST_DEPTH; k++)
+		range_list_write_unlock(&listlock, &held[k]);
+	return t0;
+}
+
 /* The pairs, in print order; each is compared with the rwlock pair of its mode. */
 enum { P_MUTEX, P_RW_WRITE, P_RW_READ, P_RANGE_WRITE, P_RANGE_READ,
        P_RANGE_FULL, P_RANGE_WRITE_TREE, P_RANGE_READ_TREE,
        P_BITMAP_WRITE, P_BITMAP_READ, P_BITMAP_WRITE_FULL,
        P_BITMAP_READ_FULL, P_LIST_WRITE, P_LIST_READ, P_LIST_WRITE_FULL,
-       P_LIST_READ_FULL, P_LIST_ENTRY, NR_PAIRS };
+       P_LIST_READ_FULL, P_LIST_ENTRY, P_LIST_WRITE_DEEP, NR_PAIRS };
 
 static const struct {
 	const char *name;
@@ -412,8 +452,11 @@ static const struct {
 			       "list lock read [0,ULONG_MAX]",
 			       pair_list_read_full, true },
 	[P_LIST_ENTRY] = { "list_entry_alloc_free",
-			   "  of which kmalloc+kfree_rcu (shim)",
+			   "  of which shim kmalloc, RCU",
 			   pair_list_entry, false },
+	[P_LIST_WRITE_DEEP] = { "list_write_deep64",
+				"list lock write behind 64 held",
+				pair_list_write_deep, false },
 };
 
 static int cmp_double(const void *a, const void *b)
