@@ -2,4 +2,4 @@
 # sleep for it sleep on.
 # Reported as a lost wake-up.
 # expect: ^STALL
-/^static void range_list_leave(/,/^}/{/range_list_wake(lock);/d;}
+/^static void range_list_leave(/,/^}/{/range_list_wake(lock, node);/d;}
