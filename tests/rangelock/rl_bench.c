@@ -4,11 +4,15 @@
  * stand-in), pthread rwlock (the rwsem stand-in), the exclusive range
  * lock (every request a write range, as the "rangelock" kernel takes
  * them), the reader/writer range lock (lib/range_lock.c), the bitmap
- * range lock (lib/range_lock_bitmap.c) and the adaptive range lock
- * (lib/range_lock_adaptive.c), built with the non-debug shims.  The
+ * range lock (lib/range_lock_bitmap.c), the adaptive range lock
+ * (lib/range_lock_adaptive.c) and the list range lock
+ * (lib/range_lock_list.c), built with the non-debug shims.  The
  * adaptive lock is initialised again, in cheat mode, before every
  * throughput point, and its "precise" pairs run on a lock that has
- * switched.
+ * switched.  The list lock's entries come from the shim's kmalloc()
+ * (glibc malloc) and go through the shim's kfree_rcu() (a reclaimer
+ * thread), not the kernel's slab and RCU: its figures include that
+ * stand-in's costs.
  *
  * 1. Uncontended cost, one thread, ns per lock+unlock pair: the median
  *    of several samples, the pairs interleaved sample by sample so that
@@ -40,16 +44,19 @@
 #include <linux/range_lock.h>
 #include <linux/range_lock_bitmap.h>
 #include <linux/range_lock_adaptive.h>
+#include <linux/range_lock_list.h>
+#include <linux/slab.h>
 
 #include "rl_insn.h"
 
 enum lock_kind { K_MUTEX, K_RWLOCK, K_RANGE_EXCL, K_RANGE_RW, K_BITMAP,
-		 K_ADAPTIVE, NR_KINDS };
+		 K_ADAPTIVE, K_LIST, NR_KINDS };
 enum layout { L_DISJOINT, L_OVERLAP, L_WHOLE, NR_LAYOUTS };
 enum mix { M_READERS, M_MIXED, M_WRITERS, NR_MIXES };
 
 static const char *const kind_name[] = {
-	"mutex", "rwlock", "range-excl", "range-rw", "bitmap", "adaptive"
+	"mutex", "rwlock", "range-excl", "range-rw", "bitmap", "adaptive",
+	"list"
 };
 static const char *const layout_name[] = { "disjoint", "overlap", "whole" };
 static const char *const mix_name[] = { "readers", "mixed", "writers" };
@@ -63,6 +70,7 @@ static struct range_lock_tree tree;
 static struct range_bitmap_lock bitmap;
 static unsigned int bitmap_shift;
 static struct range_adaptive_lock adaptive, adaptive_precise;
+static struct range_list_lock listlock;
 
 static unsigned int work = 50;
 static unsigned int point_ms = 200;
@@ -120,6 +128,7 @@ static void one_op(struct thread_arg *a, bool reader, unsigned long start,
 {
 	struct range_adaptive_req ar;
 	struct range_bitmap_req br;
+	struct range_list_req lr;
 	struct range_lock rl;
 
 	switch (a->p->kind) {
@@ -164,6 +173,18 @@ static void one_op(struct thread_arg *a, bool reader, unsigned long start,
 			range_adaptive_write_lock(&adaptive, &ar);
 			a->sink = do_work(a->sink);
 			range_adaptive_write_unlock(&adaptive, &ar);
+		}
+		break;
+	case K_LIST:
+		range_list_req_init(&lr, start, last);
+		if (reader) {
+			range_list_read_lock(&listlock, &lr);
+			a->sink = do_work(a->sink);
+			range_list_read_unlock(&listlock, &lr);
+		} else {
+			range_list_write_lock(&listlock, &lr);
+			a->sink = do_work(a->sink);
+			range_list_write_unlock(&listlock, &lr);
 		}
 		break;
 	default:
@@ -254,6 +275,7 @@ static __attribute__((__noinline__)) double name(void)			\
 {									\
 	struct range_adaptive_req ar;					\
 	struct range_bitmap_req br;					\
+	struct range_list_req lr;					\
 	struct range_lock rl;						\
 	unsigned long long i;						\
 	double t0 = now();						\
@@ -261,6 +283,7 @@ static __attribute__((__noinline__)) double name(void)			\
 	(void)ar;							\
 	(void)rl;							\
 	(void)br;							\
+	(void)lr;							\
 	for (i = 0; i < pair_iters; i++) {				\
 		lock_stmt;						\
 		__asm__ __volatile__("" ::: "memory");			\
@@ -302,6 +325,45 @@ PAIR_LOOP(pair_bitmap_read_full,
 	  (range_bitmap_req_init_full(&br),
 	   range_bitmap_read_lock(&bitmap, &br)),
 	  range_bitmap_read_unlock(&bitmap, &br))
+/*
+ * What the list lock's pair costs here in stand-ins: the shim's
+ * allocator, kfree_rcu() and two read-side sections (function calls
+ * here; nothing or a per-task count in the kernel).
+ */
+static __attribute__((__noinline__)) double pair_list_entry(void)
+{
+	struct range_list_node *node;
+	unsigned long long i;
+	double t0 = now();
+
+	for (i = 0; i < pair_iters; i++) {
+		node = kmalloc(sizeof(*node), GFP_KERNEL);
+		rcu_read_lock();
+		__asm__ __volatile__("" ::: "memory");
+		rcu_read_unlock();
+		rcu_read_lock();
+		kfree_rcu(node, rcu);
+		rcu_read_unlock();
+	}
+	return (now() - t0) * 1e9 / pair_iters;
+}
+
+PAIR_LOOP(pair_list_write,
+	  (range_list_req_init(&lr, i & 1023, (i & 1023) + 3),
+	   range_list_write_lock(&listlock, &lr)),
+	  range_list_write_unlock(&listlock, &lr))
+PAIR_LOOP(pair_list_read,
+	  (range_list_req_init(&lr, i & 1023, (i & 1023) + 3),
+	   range_list_read_lock(&listlock, &lr)),
+	  range_list_read_unlock(&listlock, &lr))
+PAIR_LOOP(pair_list_write_full,
+	  (range_list_req_init_full(&lr),
+	   range_list_write_lock(&listlock, &lr)),
+	  range_list_write_unlock(&listlock, &lr))
+PAIR_LOOP(pair_list_read_full,
+	  (range_list_req_init_full(&lr),
+	   range_list_read_lock(&listlock, &lr)),
+	  range_list_read_unlock(&listlock, &lr))
 
 PAIR_LOOP(pair_adaptive_write,
 	  (range_adaptive_req_init(&ar, i & 1023, (i & 1023) + 3),
@@ -379,12 +441,46 @@ static double pair_range_read_tree(void)
 	return with_tree(pair_range_read);
 }
 
+/*
+ * A list lock pair behind 64 held ranges, as behind a deep direct-IO
+ * queue on one file: every walk passes them (O(n)).  The holders are
+ * this thread's own disjoint writes, which never wait.
+ */
+#define LIST_DEPTH	64
+
+static __attribute__((__noinline__)) double pair_list_write_deep(void)
+{
+	struct range_list_req held[LIST_DEPTH], lr;
+	unsigned long long i;
+	unsigned int k;
+	double t0;
+
+	for (k = 0; k < LIST_DEPTH; k++) {
+		range_list_req_init(&held[k], 16ul * k, 16ul * k + 3);
+		range_list_write_lock(&listlock, &held[k]);
+	}
+	t0 = now();
+	for (i = 0; i < pair_iters; i++) {
+		range_list_req_init(&lr, (1ul << 30) + (i & 1023),
+				    (1ul << 30) + (i & 1023) + 3);
+		range_list_write_lock(&listlock, &lr);
+		__asm__ __volatile__("" ::: "memory");
+		range_list_write_unlock(&listlock, &lr);
+	}
+	t0 = (now() - t0) * 1e9 / pair_iters;
+	for (k = 0; k < LIST_DEPTH; k++)
+		range_list_write_unlock(&listlock, &held[k]);
+	return t0;
+}
+
 /* The pairs, in print order; each is compared with the rwlock pair of its mode. */
 enum { P_MUTEX, P_RW_WRITE, P_RW_READ, P_RANGE_WRITE, P_RANGE_READ,
        P_RANGE_FULL, P_RANGE_WRITE_TREE, P_RANGE_READ_TREE,
        P_BITMAP_WRITE, P_BITMAP_READ, P_BITMAP_WRITE_FULL,
        P_BITMAP_READ_FULL, P_ADAPTIVE_WRITE, P_ADAPTIVE_READ,
-       P_ADAPTIVE_WRITE_PRECISE, P_ADAPTIVE_READ_PRECISE, NR_PAIRS };
+       P_ADAPTIVE_WRITE_PRECISE, P_ADAPTIVE_READ_PRECISE,
+       P_LIST_WRITE, P_LIST_READ, P_LIST_WRITE_FULL,
+       P_LIST_READ_FULL, P_LIST_ENTRY, P_LIST_WRITE_DEEP, NR_PAIRS };
 
 static const struct {
 	const char *name;
@@ -430,6 +526,22 @@ static const struct {
 	[P_ADAPTIVE_READ_PRECISE] = { "adaptive_read_precise",
 				      "adaptive lock read, precise",
 				      pair_adaptive_read_precise, true },
+	[P_LIST_WRITE] = { "list_write", "list lock write", pair_list_write,
+			   false },
+	[P_LIST_READ] = { "list_read", "list lock read", pair_list_read,
+			  true },
+	[P_LIST_WRITE_FULL] = { "list_write_full",
+				"list lock write [0,ULONG_MAX]",
+				pair_list_write_full, false },
+	[P_LIST_READ_FULL] = { "list_read_full",
+			       "list lock read [0,ULONG_MAX]",
+			       pair_list_read_full, true },
+	[P_LIST_ENTRY] = { "list_entry_alloc_free",
+			   "  of which shim kmalloc, RCU",
+			   pair_list_entry, false },
+	[P_LIST_WRITE_DEEP] = { "list_write_deep64",
+				"list lock write behind 64 held",
+				pair_list_write_deep, false },
 };
 
 static int cmp_double(const void *a, const void *b)
@@ -642,6 +754,7 @@ int main(int argc, char **argv)
 	range_adaptive_lock_init(&adaptive);
 	range_adaptive_lock_init(&adaptive_precise);
 	make_precise(&adaptive_precise);
+	range_list_lock_init(&listlock, GFP_KERNEL);
 	if (child) {
 		for (c = 0; c < NR_PAIRS; c++)
 			insn_child_run(pairs[c].name, pairs[c].fn, &pair_iters);
@@ -689,6 +802,13 @@ int main(int argc, char **argv)
 		printf("; in instructions %.2fx, %.2fx",
 		       insn[P_ADAPTIVE_WRITE] / insn[P_RW_WRITE],
 		       insn[P_ADAPTIVE_READ] / insn[P_RW_READ]);
+	printf("uncontended list lock / rwlock: write %.2fx, read %.2fx",
+	       ns[P_LIST_WRITE] / ns[P_RW_WRITE],
+	       ns[P_LIST_READ] / ns[P_RW_READ]);
+	if (insn[P_LIST_WRITE] >= 0)
+		printf("; in instructions %.2fx, %.2fx",
+		       insn[P_LIST_WRITE] / insn[P_RW_WRITE],
+		       insn[P_LIST_READ] / insn[P_RW_READ]);
 	printf("\n");
 
 	if (json_path && write_json(json_path, doc))

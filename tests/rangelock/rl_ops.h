@@ -13,11 +13,13 @@
 #include <linux/range_lock.h>
 #include <linux/range_lock_bitmap.h>
 #include <linux/range_lock_adaptive.h>
+#include <linux/range_lock_list.h>
 
 union rl_req {
 	struct range_lock tree;
 	struct range_bitmap_req bitmap;
 	struct range_adaptive_req adaptive;
+	struct range_list_req list;
 };
 
 struct rl_ops {
@@ -40,5 +42,6 @@ struct rl_ops {
 extern const struct rl_ops rl_tree_ops;
 extern const struct rl_ops rl_bitmap_ops;
 extern const struct rl_ops rl_adaptive_ops;
+extern const struct rl_ops rl_list_ops;
 
 #endif

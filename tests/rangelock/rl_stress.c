@@ -2,8 +2,8 @@
 /*
  * Stress validator for the range locks: lib/range_lock.c (--lock tree, the
  * default), lib/range_lock_bitmap.c (--lock bitmap) and
- * lib/range_lock_adaptive.c (--lock adaptive), each behind its struct
- * rl_ops table (rl_ops_<name>.c).
+ * lib/range_lock_adaptive.c (--lock adaptive) and lib/range_lock_list.c
+ * (--lock list), each behind its struct rl_ops table (rl_ops_<name>.c).
  *
  * N threads take random ranges in random modes (lock, killable, trylock;
  * reader or writer) while an optional killer thread sends fatal signals to
@@ -47,13 +47,14 @@ struct worker {
 };
 
 /* Every lock the validator knows, the default first. */
-static const struct rl_ops *const all_ops[] = { &rl_tree_ops, &rl_bitmap_ops,
-					     &rl_adaptive_ops };
+static const struct rl_ops *const all_ops[] = {
+	&rl_tree_ops, &rl_bitmap_ops, &rl_adaptive_ops, &rl_list_ops
+};
 static const struct rl_ops *ops = &rl_tree_ops;
 
 #define NR_OPS	(sizeof(all_ops) / sizeof(all_ops[0]))
 
-/* "tree, bitmap": the names --lock accepts. */
+/* "tree, bitmap, list": the names --lock accepts. */
 static const char *rl_ops_names(void)
 {
 	static char names[128];

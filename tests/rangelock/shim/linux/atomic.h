@@ -52,6 +52,10 @@
 	__atomic_exchange_n(&(v)->counter, (new), __ATOMIC_SEQ_CST)
 #define atomic_long_xchg_relaxed(v, new) \
 	__atomic_exchange_n(&(v)->counter, (new), __ATOMIC_RELAXED)
+#define atomic_long_fetch_or(i, v) \
+	__atomic_fetch_or(&(v)->counter, (i), __ATOMIC_SEQ_CST)
+#define atomic_long_fetch_or_relaxed(i, v) \
+	__atomic_fetch_or(&(v)->counter, (i), __ATOMIC_RELAXED)
 #define atomic_long_fetch_andnot(i, v) \
 	__atomic_fetch_and(&(v)->counter, ~(i), __ATOMIC_SEQ_CST)
 #define atomic_long_fetch_andnot_relaxed(i, v) \

@@ -21,4 +21,13 @@ typedef struct {
 	long counter;
 } atomic_long_t;
 
+typedef unsigned int gfp_t;
+
+/* What call_rcu() and kfree_rcu() queue, as in the kernel. */
+struct callback_head {
+	struct callback_head *next;
+	void (*func)(struct callback_head *head);
+};
+#define rcu_head callback_head
+
 #endif
