@@ -91,7 +91,7 @@ check "stress with kills under TSan, 6 threads on 8 indices, every 4th allocatio
 	--kill --seconds 3 --seed 3
 
 expect_bad "rl_stress --lock nosuch: exit 2, names the accepted locks" \
-	"--lock 'nosuch': expected one of tree, bitmap, list" $dir/bin/dbg/rl_stress --lock nosuch
+	"--lock 'nosuch': expected one of tree, bitmap, adaptive, list" $dir/bin/dbg/rl_stress --lock nosuch
 expect_bad "rl_list_test with an unknown group: exit 2" \
 	"unknown group 'nosuch'" $dir/bin/dbg/rl_list_test nosuch
 
