@@ -802,6 +802,7 @@ int main(int argc, char **argv)
 		printf("; in instructions %.2fx, %.2fx",
 		       insn[P_ADAPTIVE_WRITE] / insn[P_RW_WRITE],
 		       insn[P_ADAPTIVE_READ] / insn[P_RW_READ]);
+	printf("\n");
 	printf("uncontended list lock / rwlock: write %.2fx, read %.2fx",
 	       ns[P_LIST_WRITE] / ns[P_RW_WRITE],
 	       ns[P_LIST_READ] / ns[P_RW_READ]);
