@@ -5,6 +5,8 @@
 #   plan N                 the number of tests this file runs
 #   ok STATUS "name"       STATUS 0 passes (e.g. ok "$(cmd; echo $?)" ...)
 #   is GOT WANT "name"     string equality, with both shown on failure
+#                          (a failure's name and values go to stderr, which
+#                          prove shows without -v, the first 40 lines each)
 #   like GOT REGEX "name"  bash regex match
 #   skip "why"             one test counted as passed, with the reason
 #   todo STATUS "name" "bug"  a known, unfixed bug: reported, not failed
@@ -39,7 +41,10 @@ _tap() {	# status name [diag]
 	else
 		echo "not ok $TAP_N - $2"
 		TAP_FAIL=$((TAP_FAIL + 1))
-		[ -n "${3:-}" ] && printf '%s\n' "$3" | sed 's/^/# /'
+		# on stderr, which prove shows without -v: a CI log then says
+		# what failed and with what, not only its number
+		{ echo "#   Failed test $TAP_N - $2 (${0##*/})"
+		  [ -z "${3:-}" ] || printf '%s\n' "$3" | awk 'NR <= 40 { print "#   " $0 }'; } >&2
 	fi
 	return 0
 }
