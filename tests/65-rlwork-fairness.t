@@ -13,7 +13,7 @@ command -v jq >/dev/null || { echo "1..0 # skip jq not installed"; exit 0; }
 make -s -C analysis rlstat >&2 || { echo "1..0 # skip rlstat does not build"; exit 0; }
 scratch_dir
 trap 'rm -rf "$dir"' EXIT
-plan 37
+plan 39
 
 RLSTAT=analysis/rlstat
 j=$dir/r.json
@@ -148,6 +148,13 @@ is "$got" "$want" "stock's row: the boots' requests summed and their largest max
 p99=$(awk '/^Wide request waits/ { t = 1 } t && $1 == "rangelock" { print ($5 <= $6) ? "ok" : $5 " > " $6; exit }' \
 	"$run_dir/report.txt")
 is "$p99" "ok" "rangelock's row: p99 (merged histogram) at most max"
+# p001-fairness is one column wider than the verdict block's: a line that
+# would pass 79 columns carries its figures on a continuation line
+vb=$(sed -n '/^Verdict:/,/^$/p' "$run_dir/report.txt")
+ok "$([ -n "$vb" ] && awk 'length($0) > 79 { exit 1 }' <<<"$vb"; echo $?)" \
+	"the verdict block stays within 79 columns with a long point name"
+like "$vb" $'\n  [a-z(), ]+ +rangelock +p001-fairness [^\n]*\n {18}[-+]' \
+	"and a line too long for it carries its figures on the next line"
 like "$txt" $'\n  stock: -stats lock waits, all roles: 600 contended, mean 5.0 us\n' \
 	"stock's -stats monitor: its lock waits as a cross-check line"
 ! grep -q '^  rangelock: -stats' <<<"$txt"

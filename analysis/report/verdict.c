@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "report/report.h"
 
@@ -42,23 +43,36 @@ static const char *what(const struct gated_metric *it)
 	       v == V_PASS ? "no regression" : "undecided";
 }
 
+/*
+ * One gated metric: what happened, the variant, the point, the metric and
+ * the change with its interval. A line that would pass 79 columns (a
+ * long point name such as p001-fairness, a long op name) carries its
+ * figures on a continuation line, so mail and terminals never wrap it.
+ */
 static void item_line(FILE *f, const struct gated_metric *it)
 {
-	char lab[64];
+	char lab[64], head[160], val[96];
+	size_t n;
 
 	metric_label(it->c.a->def, lab, sizeof(lab));
-	fprintf(f, "  %-15s %-11s %-9s %-18s",
-		what(it), it->gb->variant,
-		it->gb->pt->label, lab);
+	snprintf(head, sizeof(head), "  %-15s %-11s %-9s %-18s",
+		 what(it), it->gb->variant, it->gb->pt->label, lab);
 	if (it->fam == FAM_ERROR)
-		fprintf(f, " error count\n");
+		snprintf(val, sizeof(val), " error count");
 	else if (!it->c.valid)
-		fprintf(f, " < %d boots\n", gate_min_boots(it));
+		snprintf(val, sizeof(val), " < %d boots", gate_min_boots(it));
 	else if (it->c.logscale)
-		fprintf(f, " %+.1f%% [%+.1f, %+.1f]\n", it->c.pct,
-			it->c.ci_pct_lo, it->c.ci_pct_hi);
+		snprintf(val, sizeof(val), " %+.1f%% [%+.1f, %+.1f]",
+			 it->c.pct, it->c.ci_pct_lo, it->c.ci_pct_hi);
 	else
-		fprintf(f, " %+.3g\n", it->c.abs);
+		snprintf(val, sizeof(val), " %+.3g", it->c.abs);
+	if (strlen(head) + strlen(val) <= 79) {
+		fprintf(f, "%s%s\n", head, val);
+		return;
+	}
+	for (n = strlen(head); n && head[n - 1] == ' '; n--)
+		;
+	fprintf(f, "%.*s\n  %-15s%s\n", (int)n, head, "", val);
 }
 
 /* Cost cells the gate left out, with what made them unsuited. */
