@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 [ -x analysis/rlstat ] && [ -x analysis/rlsynth ] || make -s -C analysis >/dev/null || exit 2
 make -s -C workloads >/dev/null 2>&1 || exit 2
-plan 12
+plan 13
 
 tmp=$(mktemp -d)
 mkdir -p results/bisect
@@ -44,6 +44,12 @@ while [ $# -gt 0 ]; do
 	shift 2
 done
 cost=$(cat "${k%/arch/x86/boot/bzImage}/cost")
+# Who holds the bisection's worktree lock while it runs (fd links to it).
+for f in /proc/[0-9]*/fd/*; do
+	[ "$(readlink "$f" 2>/dev/null)" = "$RLBENCH_CACHE/.lock" ] || continue
+	p=${f#/proc/} p=${p%%/*}
+	cat "/proc/$p/comm" 2>/dev/null
+done >>"$STUB/lock-holders"
 v=${k%/arch/x86/boot/bzImage} v=${v##*/}	# the build's name, the variant's
 echo "$cost" >>"$STUB/boots.log"
 mkdir -p "$out"
@@ -97,6 +103,10 @@ log=$(sed -n 's/.*log: \(results\/bisect\/[^ ]*\)$/\1/p' <<<"$out" | tail -1)
 ok $? "the log, the step table, git's bisect log and every run are kept in $log"
 is "$(git -C "$g" status --porcelain | wc -l) $(git -C "$g" rev-parse --abbrev-ref HEAD)" "0 main" \
 	"the tree itself is untouched"
+# Its log's tees outlive it by a moment: holding the lock, they would
+# refuse a bisection started just as this one ends.
+[ -s "$STUB/lock-holders" ] && ! grep -qx tee "$STUB/lock-holders"
+ok $? "the worktree lock is held by the bisection, not by its log's tees: $(sort -u "$STUB/lock-holders" | xargs)"
 
 run_split "${b[@]}" --good "$c0" --bad "$c3~1"
 [ "$rc" = 2 ] && [[ $err == *"GOOD and BAD do not differ in read.insn_per_op by the gate (GOOD 50000, BAD 50000; PASS"* ]]
