@@ -133,7 +133,7 @@ result "$run_dir/rangelock/p001-dio-cost-i1.result.json" "$(awk 'BEGIN {print 1e
 run_split env RLBENCH_CACHE="$cache" "$RLSTAT" profile "$run_dir" --diff stock --top 3
 # a row: insn/op and atomics/op of each side and their deltas, then the function
 dl() { awk -v f="$1" '/^where the difference goes/ {d = 1}
-	d { n = $0; sub(/^ +([-+0-9.]+ +){6} /, "", n); if (n == f) print $1, $2, $3, $4, $5, $6 }' <<<"$out"; }
+	d { n = $0; sub(/^ +/, "", n); for (k = 0; k < 6; k++) sub(/^[-+0-9.]+ +/, "", n); if (n == f) print $1, $2, $3, $4, $5, $6 }' <<<"$out"; }
 is "$rc:$(dl range_lock)|$(dl filemap_read)|$(dl filemap_get_pages)" \
 	"0:0.00 150.00 +150.00 0.00 2.00 +2.00|800.00 850.00 +50.00 0.00 0.00 +0.00|100.00 60.00 -40.00 1.00 1.00 +0.00" \
 	"--diff: the functions that moved most, both sides and the delta of insn/op and atomics/op, by name across System.maps"

@@ -111,7 +111,7 @@ ok "$([ "$t" -lt "$c" ] && [ "$c" -lt "$w" ] && ! grep -qE 'ops/s|latency|MiB/s'
 
 # the rows: six numbers, then the function
 rows=$(sed -n '4,$p' <<<"$tab" | grep -vE '^  sum of rows')
-row() { awk -v f="$1" '{ n = $0; sub(/^ +([-+0-9.]+ +){6} /, "", n); if (n == f) print $1, $2, $3, $4, $5, $6 }' <<<"$rows"; }
+row() { awk -v f="$1" '{ n = $0; sub(/^ +/, "", n); for (k = 0; k < 6; k++) sub(/^[-+0-9.]+ +/, "", n); if (n == f) print $1, $2, $3, $4, $5, $6 }' <<<"$rows"; }
 is "$(head -1 <<<"$rows" | awk '{ print $NF }'):$(row range_lock)" "range_lock:0.00 150.00 +150.00 0.00 2.00 +2.00" \
 	"the function that moved most first, both sides and the delta of insn/op and atomics/op"
 is "$(row filemap_read)|$(row filemap_get_pages)" "800.00 850.00 +50.00 0.00 0.00 +0.00|100.00 60.00 -40.00 1.00 1.00 +0.00" \
