@@ -27,14 +27,18 @@ static const char usage[] =
 "Per cost-mode point and variant with an instruction profile (make bench\n"
 "PROFILE=insn): instructions and atomics per op by function, the N (default\n"
 "25) costliest first, and the cross-check of the profile's total against\n"
-"the guest clock's insn/op. Kernel symbols come from System.map of the\n"
-"variant's build ($RLBENCH_CACHE/build/<meta.json variants[].build>), user\n"
-"ones from <rundir>/rlwork.map (runners/run writes it) when it is there.\n"
+"the guest clock's insn/op. Kernel symbols come from <rundir>/<variant>/\n"
+"System.map (runners/run keeps it), else from the variant's build\n"
+"($RLBENCH_CACHE/build/<meta.json variants[].build>), user ones from\n"
+"<rundir>/rlwork.map (runners/run writes it) when it is there.\n"
 "--point: only the results whose name starts with NAME (p001-dio).\n"
 "--diff: then, per point and variant, where its difference from BASELINE\n"
 "goes: the functions whose insn/op moved most (means over the boots), with\n"
 "both sides and the delta of insn/op and atomics/op, the other functions in\n"
-"one row, summing to the point's total delta.\n"
+"one row, summing to the point's total delta. BASELINE is a variant of the\n"
+"run, or another run's directory (a path with a '/'): each point against\n"
+"that run's point of the same name and variant (two builds of one variant:\n"
+"a commit against its parent).\n"
 "Exit 0, 1 when a point's profile and clock differ by more than 0.5%,\n"
 "2 on bad input (no profile, a missing System.map, a malformed file).\n";
 
@@ -76,6 +80,33 @@ static void file_table(FILE *out, const struct prof_file *pf, int top)
 		pf->atomics / pf->count);
 }
 
+/*
+ * --diff RUN: every point of p against the point of the same name and
+ * variant in base; the baseline's column is headed BASELINE, since both
+ * sides carry the one variant name.
+ */
+static size_t diff_runs(FILE *out, const struct prof_run *p,
+			const struct prof_run *base, const char *bdir, int top)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->npoints; i++) {
+		const struct prof_point *c = &p->points[i], *b;
+		struct prof_point bb;
+
+		b = prof_point_find(base, c->variant, c->label);
+		if (!c->ops || !b)
+			continue;
+		bb = *b;
+		bb.variant = "BASELINE";
+		fprintf(out, "BASELINE: %s %s of %s\n", b->variant, b->label, bdir);
+		report_where_table(out, &bb, c, top, false);
+		fputc('\n', out);
+		n++;
+	}
+	return n;
+}
+
 int cmd_profile(int argc, char **argv)
 {
 	const char *dir = NULL, *point = NULL, *base = NULL;
@@ -86,8 +117,8 @@ int cmd_profile(int argc, char **argv)
 		CLI("--diff", CLI_STRING, &base),
 		CLI_END
 	};
-	struct prof_run *p;
-	json_t *meta, *vs, *v;
+	struct prof_run *p, *bp = NULL;
+	json_t *meta, *vs, *v, *bmeta = NULL;
 	json_error_t err;
 	size_t vi, i, j, npairs = 0;
 	char *mp, *why = NULL;
@@ -100,7 +131,18 @@ int cmd_profile(int argc, char **argv)
 	if (!meta)
 		die_input("profile: %s: %s (accepted: a run directory)", mp, err.text);
 	vs = json_object_get(meta, "variants");
-	if (base) {
+	if (base && strchr(base, '/')) {
+		char *bm = xasprintf("%s/meta.json", base);
+
+		bmeta = json_load_file(bm, 0, &err);
+		if (!bmeta)
+			die_input("profile: --diff %s: %s (accepted: a variant of the run, or another run's directory)",
+				  bm, err.text);
+		bp = prof_run_load(base, bmeta, point, &why);
+		if (!bp)
+			die_input("profile: --diff %s: %s", base, why);
+		free(bm);
+	} else if (base) {
 		bool found = false;
 
 		json_array_foreach(vs, vi, v)
@@ -118,8 +160,10 @@ int cmd_profile(int argc, char **argv)
 	out = text_safe(stdout);
 	for (i = 0; i < p->nfiles; i++)
 		file_table(out, &p->files[i], (int)top);
+	if (bp)
+		npairs = diff_runs(out, p, bp, base, (int)top);
 	/* every other variant's points against the baseline's */
-	for (i = 0; base && i < p->npoints; i++) {
+	for (i = 0; base && !bp && i < p->npoints; i++) {
 		if (strcmp(p->points[i].variant, base) || !p->points[i].ops)
 			continue;
 		for (j = 0; j < p->npoints; j++)
@@ -131,6 +175,9 @@ int cmd_profile(int argc, char **argv)
 				npairs++;
 			}
 	}
+	if (bp && !npairs)
+		die_input("profile: %s: --diff %s: no profiled point of the one has the same name and variant in the other (accepted: runs of the same matrix and variant, with PROFILE=insn)",
+			  dir, base);
 	if (base && !npairs)
 		die_input("profile: %s: --diff %s: no point has profiles of %s and of another variant (accepted: a variant of the run, with profiled points)",
 			  dir, base, base);
@@ -138,6 +185,7 @@ int cmd_profile(int argc, char **argv)
 		fprintf(out, "%d of %zu profiles disagree with the guest clock by more than 0.5%%\n",
 			p->nbad, p->nfiles);
 	json_decref(meta);
+	json_decref(bmeta);
 	if (fclose(out))
 		return EXIT_BADINPUT;
 	return p->nbad ? 1 : 0;

@@ -12,7 +12,7 @@
 for c in qemu-system-x86_64 gcc ld jq objdump; do
 	command -v $c >/dev/null || { echo "1..0 # skip $c not installed"; exit 0; }
 done
-plan 33
+plan 40
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -141,6 +141,31 @@ is "$(dl "(the other 2 functions)")|$(dl total)" "100.00 90.00 -10.00 0.00 0.00 
 	"--diff: the rows below --top in one, summing to the total delta"
 expect_bad "--diff of a variant the run does not have: exit 2" "--diff 'imutex' is not a variant" \
 	env RLBENCH_CACHE="$cache" "$RLSTAT" profile "$run_dir" --diff imutex
+# The run's own System.map (runners/kernel keeps it) names its addresses,
+# whatever was built in the build directory since.
+sed 's/ filemap_read$/ filemap_read_of_the_run/' "$cache/build/b1/System.map" >"$run_dir/stock/System.map"
+out=$(RLBENCH_CACHE="$cache" "$RLSTAT" profile "$run_dir" --point p001 2>&1)
+like "$out" "  filemap_read_of_the_run +800.00 " "the run's own <variant>/System.map is read before the build directory's"
+rm "$run_dir/stock/System.map"
+# --diff RUN: one variant, two runs (a commit against its parent): the
+# planted 20 insn/op in filemap_get_pages, by name across the runs.
+run2=$tmp/run2
+mkdir -p "$run2/stock"
+cp "$run_dir/rlwork.map" "$run2/"
+echo '{"variants": [{"name": "stock", "build": "b1"}]}' >"$run2/meta.json"
+sed 's/^ffffffff81100300\t100000\t1000$/ffffffff81100300\t120000\t1000/; s/^insns\t1000000$/insns\t1020000/' \
+	"$run_dir/stock/p001-dio-cost-i1.profile" >"$run2/stock/p001-dio-cost-i1.profile"
+result "$run2/stock/p001-dio-cost-i1.result.json" "$(awk 'BEGIN {print 1e9 / 1020}')"
+run_split env RLBENCH_CACHE="$cache" "$RLSTAT" profile "$run2" --diff "$run_dir" --top 1
+is "$rc:$(dl filemap_get_pages)|$(dl total)" \
+	"0:100.00 120.00 +20.00 1.00 1.00 +0.00|1000.00 1020.00 +20.00 1.00 1.00 +0.00" \
+	"--diff RUN: each point against the other run's point of the same name and variant"
+like "$out" "BASELINE: stock p001-dio-cost of $run_dir" "... and the table names the run it is measured against"
+mkdir -p "$tmp/empty" && echo '{"variants": [{"name": "rangelock", "build": "b2"}]}' >"$tmp/empty/meta.json"
+expect_bad "--diff RUN with no point of the same name and variant: exit 2" "no profiled point of the one has the same name and variant" \
+	env RLBENCH_CACHE="$cache" "$RLSTAT" profile "$run2" --diff "$tmp/empty"
+expect_bad "--diff of a directory that is not a run: exit 2" "--diff $tmp/nosuch/meta.json" \
+	env RLBENCH_CACHE="$cache" "$RLSTAT" profile "$run2" --diff "$tmp/nosuch"
 
 # --- the wiring refuses a profile outside cost mode, before anything runs
 # (RLBENCH_KBUILD=false: a check that let it through fails at the build,
@@ -166,6 +191,8 @@ like "$(make -s -n bench PROFILE=insn MODE=cost 2>/dev/null | tr -d '\\\n')" "ru
 kcache=${RLBENCH_CACHE:-$HOME/.cache/rlbench}
 if [ ! -f "$kcache/build/stock/arch/x86/boot/bzImage" ] || [ ! -f "$kcache/build/stock/System.map" ]; then
 	skip "no stock kernel in $kcache/build/stock (make kernels KERNEL=stock)"
+	skip "no stock kernel: no run to keep its System.map"
+	skip "no stock kernel: no run to resume"
 else
 	cloops=200000
 	cat >"$tmp/real.matrix" <<M
@@ -204,5 +231,12 @@ M
 		awk -v u="$u" -v n="$cloops" 'BEGIN {d = u / (2 * n) - 1; exit !(d < 0.001 && d > -0.001)}' &&
 		awk -v m="$moved" 'BEGIN {split(m, a, " "); exit !(a[3] > 0 && a[1] <= 2 * a[2] + 0.0005 * a[3])}'; echo $?)" \
 		"real run: calib's loop (calib_thread) within 0.1% of 2 x loops, profiles agree with the clock, two boots move only as their insn/op does"
+	cmp -s "$rd/stock/System.map" "$kcache/build/stock/System.map"
+	ok $? "real run: the run keeps its kernel's System.map, so a later build cannot rename its addresses"
+	# A kernel rebuilt with other symbols cannot add boots to the run.
+	echo "ffffffff81ffff00 T planted_by_the_test" >>"$rd/stock/System.map"
+	run runners/run bench --resume "$rd"
+	ok "$([ "$RC" = 2 ] && [[ $OUT == *"the stock kernel was rebuilt with other symbols (System.map) since the run started"* ]]; echo $?)" \
+		"real run: RESUME with a kernel of other symbols is refused, exit 2"
 fi
 done_testing

@@ -225,10 +225,20 @@ struct prof_run *prof_run_load(const char *dir, json_t *meta,
 		}
 		t = xcalloc(2, sizeof(*t));
 		u = t + 1;
-		map = xasprintf("%s/build/%s/System.map", prof_cache_dir(), build);
+		/*
+		 * The run's own copy (runners/kernel keeps it with a profile):
+		 * the build directory holds whatever was built last, and a
+		 * rebuilt kernel would name an older run's addresses wrongly.
+		 * Runs made before the copy was kept read the build's.
+		 */
+		map = xasprintf("%s/%s/System.map", dir, name);
+		if (stat(map, &st)) {
+			free(map);
+			map = xasprintf("%s/build/%s/System.map", prof_cache_dir(), build);
+		}
 		if (prof_symtab_load(t, map, "", false, &e)) {
-			*why = xasprintf("variant %s: cannot read its System.map, %s (accepted: the build directory of meta.json's variants[].build under RLBENCH_CACHE, with System.map)",
-					 name, e);
+			*why = xasprintf("variant %s: cannot read its System.map, %s (accepted: %s/%s/System.map, or the build directory of meta.json's variants[].build under RLBENCH_CACHE, with System.map)",
+					 name, e, dir, name);
 			return NULL;
 		}
 		if (prof_symtab_load(u, umap, "rlwork: ", true, why))
