@@ -6,14 +6,16 @@
 # and a real bisection on a git tree made from the extracted 6.12 source
 # with six commits on top: two notes, one that does not build, its fix,
 # extra work in filemap_read (the planted regression) and a last note.  The
-# bisection in cost mode must name the planted commit.  The nights and the
-# bisection log stay under results/ for inspection.
+# bisection in cost mode must name the planted commit, and the profile of
+# the planted commit against its parent must put the planted loop in
+# filemap_read at the top.  The nights, the bisection log and the two
+# profiled runs stay under results/ for inspection.
 . "$(dirname "$0")/lib/tap.sh"
 if [ -z "${RLBENCH_SLOW:-}" ]; then
 	echo "1..0 # skip the real nights and bisection run in 'make test-nightly'"
 	exit 0
 fi
-plan 10
+plan 11
 
 cache=${RLBENCH_CACHE:-$HOME/.cache/rlbench}
 stamp=$(date -u +%Y%m%d-%H%M%S)
@@ -105,4 +107,33 @@ awk '/^steps/ {match($0, /midpoint [0-9.]+/); mid = substr($0, RSTART + 9, RLENG
 	$2 ~ /^[0-9.]+$/ && / bad / {n++; if ($2 + 0 <= mid) bad = 1}
 	END {exit !(mid > 0 && n >= 3 && !bad)}' <<<"$steps"
 ok $? "each measured step lies on its decision's side of the midpoint"
+
+# The profile names the planted work: PROFILE=insn cost runs of the
+# planted commit's parent and of the planted commit, each built in the
+# bisection's worktree (one run each: the System.map is the run's own).
+# Where the difference goes: filemap_read first, by the planted loop's
+# count, 20000 iterations of a loop of a few instructions.
+ksrc=$(cd "$tree" && git rev-parse --show-toplevel)
+kc=$cache/ksrc-$(printf '%s' "$ksrc" | sha256sum | cut -c1-12)
+declare -A prun=()
+for c in parent planted; do
+	rev=$planted
+	[ $c = parent ] && rev=$planted~1
+	git -C "$kc/src/linux-6.12-rl" checkout -q -f --detach "$rev"
+	run env KSRC="$kc/src/linux-6.12-rl" RLBENCH_CACHE="$kc" CCACHE_DIR="$cache/ccache" \
+		runners/run bench --kernel stock --matrix "$tmp/tiny.matrix" --mode cost --profile insn \
+		--baseline none --name "probe-$c"
+	prun[$c]=$TOP/$(sed -n 's/^run: //p' <<<"$OUT" | tail -1)
+	printf '%s\n' "$OUT" | tail -n 3 | diag
+done
+t5=$SECONDS
+run_split analysis/rlstat profile "${prun[planted]}" --diff "${prun[parent]}" --top 5
+printf '%s\n' "$out" | sed -n '/^where the difference goes/,/^  sum of rows/p' | diag
+top=$(sed -n '/^where the difference goes/,/^  sum of rows/p' <<<"$out" | sed -n 4p)
+read -r _ _ delta _ _ _ fn <<<"$top"
+ok "$([ "$rc" = 0 ] && [ "$fn" = filemap_read ] &&
+	awk -v d="$delta" 'BEGIN {k = d / 20000; exit !(k >= 2 && k <= 6 && k - int(k + 0.5) < 0.001 && int(k + 0.5) - k < 0.001)}' &&
+	grep -q '^  sum of rows = total delta' <<<"$out"; echo $?)" \
+	"the planted loop: filemap_read first in where the difference goes, $delta insn/op (20000 x a whole loop), rows summing to the total ($((t5 - t4)) s)"
+mv "${prun[parent]}" "${prun[planted]}" "$keep/"
 done_testing
