@@ -16,7 +16,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/debug-poll.sh"
 . "$(dirname "$0")/lib/debug-mmlock.sh"
-plan 21
+plan 24
 
 run runners/run bench --kernel rangelock --debug --matrix debug --baseline none --name debug-rangelock
 echo "$OUT" | tail -5 | sed 's/^/# /'
@@ -41,12 +41,15 @@ is "$(cat "$rd"/rangelock/fsck-boot*.txt | grep -c '^e2fsck exit: 0$'):$fscks" "
 jq -se '[.[] | select(.workload == "dio" and .params.engine == "io_uring") |
 	.ops[] | select(.name == "write" and .count > 0)] | length > 0' "${res[@]}" >/dev/null
 ok $? "io_uring direct writes ran under the range lock"
-# KUnit prints "# range_lock: pass:N fail:0 skip:0 total:N" after its cases.
-kunit=$(grep -ahoE 'range_lock: pass:[0-9]+ fail:[0-9]+ skip:[0-9]+ total:[0-9]+' "$rd"/rangelock/console-boot*.log | sort -u)
-verdict=$(awk 'NF { n++; split($0, f, /[: ]+/)
-	if (f[3] + 0 == 0 || f[3] != f[9] || f[5] != 0) bad++ }
-	END { print (n && !bad) ? "passed" : "failed or missing" }' <<<"$kunit")
-is "$verdict" passed "the range lock KUnit suite passed in every boot ($kunit)"
+# KUnit prints "# range_lock: pass:N fail:0 skip:0 total:N" after a
+# suite's cases: the tree lock's, and the three newer locks' (patch 0017).
+for suite in range_lock range_lock_bitmap range_lock_adaptive range_lock_list; do
+	kunit=$(grep -ahoE "$suite: pass:[0-9]+ fail:[0-9]+ skip:[0-9]+ total:[0-9]+" "$rd"/rangelock/console-boot*.log | sort -u)
+	verdict=$(awk 'NF { n++; split($0, f, /[: ]+/)
+		if (f[3] + 0 == 0 || f[3] != f[9] || f[5] != 0) bad++ }
+		END { print (n && !bad) ? "passed" : "failed or missing" }' <<<"$kunit")
+	is "$verdict" passed "the $suite KUnit suite passed in every boot ($kunit)"
+done
 grep -q 'debugfs mapping_lock/dio_end_delay_us = 1000' "$rd"/rangelock/console-boot*.log
 ok $? "the direct write completion delay knob was set"
 jq -se '[.[] | select(.workload == "dio" and .params.nowait == true) |
