@@ -14,7 +14,7 @@ for c in jq gnuplot; do
 	command -v $c >/dev/null || { echo "1..0 # skip $c not installed"; exit 0; }
 done
 make -s -C analysis rlstat rlsynth >&2 || bail_out "rlstat does not build"
-plan 22
+plan 27
 R=$TOP/analysis/rlstat
 tmp=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$tmp"' EXIT
@@ -141,6 +141,17 @@ ok "$([ ! -e "$tmp/PWNED" ]; echo $?)" "no name ran as a command"
 html=$(cat "$run_dir/report.html")
 ok "$([[ $html == *"where the difference goes: p000-dio-cost, rangelock against stock"* ]] &&
 	[[ $html != *"<b>&amp;"* ]]; echo $?)" "report.html carries the section, the names escaped"
+# ... and as HTML tables: a row per function, the figures then the name
+hw=$(sed -n '/^<h2>Cost mode: where the difference goes/,/^<h2>/p' <<<"$html")
+like "$hw" "<h3>p000-dio-cost: rangelock against stock \\(per op; 2 and 2 boots\\)</h3>"$'\n'"<table class=\"stats where\">" \
+	"report.html: a table per moved pair under the section's heading"
+like "$hw" "<tr><td>0.00</td><td>150.00</td><td>\\+150.00</td><td>0.00</td><td>2.00</td><td>\\+2.00</td><td class=\"fn\">range_lock</td></tr>" \
+	"... the function that moved, both sides and the deltas, as in report.txt"
+like "$hw" "<tr class=\"total\"><td>[0-9.]+</td><td>[0-9.]+</td><td>\\+177.00</td>.*"$'\n'"</table>"$'\n'"<p>sum of rows = total delta: \\+177.00 insn/op, \\+2.00 atomics/op</p>" \
+	"... the total row and the check line"
+ok "$(grep -qF "<td class=\"fn\">q&#39;uote&lt;b&gt;&amp;amp;" <<<"$hw" && ! grep -qF '<b>' <<<"$hw"; echo $?)" \
+	"... the quoted name escaped in its cell"
+like "$hw" "<p>1 point whose path length did not move" "... and the unmoved points counted"
 
 # the charts: one per profiled point and variant, names as data
 is "$("$R" charts "$run_dir" | awk -F'\t' '$2 == "prof" { print $1 }' | xargs)" \

@@ -214,7 +214,8 @@ int report_html(FILE *f, const struct gated_run *x, const struct chart *charts,
 	      "overflow-x:auto}\ntable{border-collapse:collapse;margin:.5em 0}"
 	      "\ntd,th{border:1px solid #ccc;padding:2px 6px;text-align:right;"
 	      "font-size:90%}\nth{background:#eee}\ntable.meta td{text-align:"
-	      "left}\n.sig{font-weight:bold;background:#fde2c8}\n.fail{color:"
+	      "left}\ntable.where td.fn{text-align:left;font-family:monospace}\n"
+	      "tr.total td{font-weight:bold}\n.sig{font-weight:bold;background:#fde2c8}\n.fail{color:"
 	      "#a00;text-align:left}\nfigure{display:inline-block;margin:.5em}"
 	      "\nimg{max-width:100%;height:auto;border:1px solid #ddd}\n"
 	      "</style></head><body>\n<h1>rlbench report: ", f);
@@ -238,8 +239,10 @@ int report_html(FILE *f, const struct gated_run *x, const struct chart *charts,
 	fputs("<h2>Comparison (report.txt)</h2>\n<pre>", f);
 	html_esc(f, txt);
 	fputs("</pre>\n", f);
-	if (r->nvariants > 1)
+	if (r->nvariants > 1) {
 		report_explain_html(f, x);
+		report_where_html(f, x);
+	}
 	for (pt = 0; pt < r->npoints; pt++) {
 		const struct point *p = r->points[pt];
 		bool cost = !strcmp(p->mode, "cost");

@@ -46,6 +46,8 @@ void report_where_table(FILE *f, const struct prof_point *b,
 			const struct prof_point *c, int top, bool moved_only);
 /* the mail's lines of variant v: the functions that moved most */
 void report_where_mail(FILE *f, const struct gated_run *x, int v);
+/* report.html's section: the same tables as HTML tables */
+void report_where_html(FILE *f, const struct gated_run *x);
 
 /* ---- header.c ---- */
 

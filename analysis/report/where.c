@@ -69,12 +69,57 @@ static void put_row(FILE *f, const struct prof_row *r)
 		r->name);
 }
 
+/* the remainder row is printed when it holds functions or rounding */
+static bool rest_shown(const struct prof_diff *d)
+{
+	return d->nrest || d->rest.base || d->rest.cand || d->rest.abase ||
+	       d->rest.acand;
+}
+
+/* its name, when it holds functions (else NULL: the row's own) */
+static char *rest_name(const struct prof_diff *d)
+{
+	return d->nrest ? xasprintf("(the other %zu functions)", d->nrest) :
+			  NULL;
+}
+
+/* what the printed rows and the remainder add up to, per op */
+static void diff_sums(const struct prof_diff *d, int64_t *sum, int64_t *asum)
+{
+	size_t i;
+
+	*sum = d->rest.cand - d->rest.base;
+	*asum = d->rest.acand - d->rest.abase;
+	for (i = 0; i < d->n; i++) {
+		*sum += d->rows[i].cand - d->rows[i].base;
+		*asum += d->rows[i].acand - d->rows[i].abase;
+	}
+}
+
+/* the check line under a table, text or HTML */
+static void put_check(FILE *f, const struct prof_diff *d)
+{
+	int64_t sum, asum;
+	char s[32], t[32], as[32], at[32];
+
+	diff_sums(d, &sum, &asum);
+	prof_fmt(s, sizeof(s), sum, 2, true);
+	prof_fmt(t, sizeof(t), d->total.cand - d->total.base, 2, true);
+	prof_fmt(as, sizeof(as), asum, 2, true);
+	prof_fmt(at, sizeof(at), d->total.acand - d->total.abase, 2, true);
+	if (sum == d->total.cand - d->total.base &&
+	    asum == d->total.acand - d->total.abase)
+		fprintf(f, "sum of rows = total delta: %s insn/op, %s atomics/op",
+			s, as);
+	else
+		fprintf(f, "MISMATCH: the rows sum to %s insn/op and %s atomics/op, the total delta is %s and %s",
+			s, as, t, at);
+}
+
 /* the table of one pair at one point, and its check line */
 static void put_diff(FILE *f, const struct prof_point *b,
 		     const struct prof_point *c, const struct prof_diff *d)
 {
-	int64_t sum = 0, asum = 0;
-	char s[32], t[32], as[32], at[32];
 	size_t i;
 
 	fprintf(f, "where the difference goes: %s, %s against %s (per op; %d and %d boots)\n",
@@ -83,36 +128,83 @@ static void put_diff(FILE *f, const struct prof_point *b,
 		"---------- insn/op ----------", "----- atomics/op ------",
 		b->variant, c->variant, "delta", b->variant, c->variant,
 		"delta", "function");
-	for (i = 0; i < d->n; i++) {
+	for (i = 0; i < d->n; i++)
 		put_row(f, &d->rows[i]);
-		sum += d->rows[i].cand - d->rows[i].base;
-		asum += d->rows[i].acand - d->rows[i].abase;
-	}
-	if (d->nrest || d->rest.base || d->rest.cand || d->rest.abase ||
-	    d->rest.acand) {
+	if (rest_shown(d)) {
 		struct prof_row rest = d->rest;
-		char *name = d->nrest ? xasprintf("(the other %zu functions)",
-						  d->nrest) : NULL;
+		char *name = rest_name(d);
 
 		if (name)
 			rest.name = name;
 		put_row(f, &rest);
 		free(name);
-		sum += rest.cand - rest.base;
-		asum += rest.acand - rest.abase;
 	}
 	put_row(f, &d->total);
-	prof_fmt(s, sizeof(s), sum, 2, true);
-	prof_fmt(t, sizeof(t), d->total.cand - d->total.base, 2, true);
-	prof_fmt(as, sizeof(as), asum, 2, true);
-	prof_fmt(at, sizeof(at), d->total.acand - d->total.abase, 2, true);
-	if (sum == d->total.cand - d->total.base &&
-	    asum == d->total.acand - d->total.abase)
-		fprintf(f, "  sum of rows = total delta: %s insn/op, %s atomics/op\n",
-			s, as);
-	else
-		fprintf(f, "  MISMATCH: the rows sum to %s insn/op and %s atomics/op, the total delta is %s and %s\n",
-			s, as, t, at);
+	fputs("  ", f);
+	put_check(f, d);
+	fputc('\n', f);
+}
+
+/* one row of the HTML table: the six figures, then the function */
+static void html_row(FILE *f, const struct prof_row *r, const char *cls)
+{
+	char v[6][32];
+	int k;
+
+	prof_fmt(v[0], sizeof(v[0]), r->base, 2, false);
+	prof_fmt(v[1], sizeof(v[1]), r->cand, 2, false);
+	prof_fmt(v[2], sizeof(v[2]), r->cand - r->base, 2, true);
+	prof_fmt(v[3], sizeof(v[3]), r->abase, 2, false);
+	prof_fmt(v[4], sizeof(v[4]), r->acand, 2, false);
+	prof_fmt(v[5], sizeof(v[5]), r->acand - r->abase, 2, true);
+	fprintf(f, "<tr%s%s%s>", cls ? " class=\"" : "", cls ?: "",
+		cls ? "\"" : "");
+	for (k = 0; k < 6; k++)
+		fprintf(f, "<td>%s</td>", v[k]);
+	fputs("<td class=\"fn\">", f);
+	html_esc(f, r->name);
+	fputs("</td></tr>\n", f);
+}
+
+/* the HTML table of one pair at one point, and its check line */
+static void put_diff_html(FILE *f, const struct prof_point *b,
+			  const struct prof_point *c, const struct prof_diff *d)
+{
+	size_t i;
+
+	fputs("<h3>", f);
+	html_esc(f, b->label);
+	fputs(": ", f);
+	html_esc(f, c->variant);
+	fputs(" against ", f);
+	html_esc(f, b->variant);
+	fprintf(f, " (per op; %d and %d boots)</h3>\n", c->boots, b->boots);
+	fputs("<table class=\"stats where\"><tr><th colspan=\"3\">insn/op</th>"
+	      "<th colspan=\"3\">atomics/op</th><th rowspan=\"2\">function</th>"
+	      "</tr>\n<tr>", f);
+	for (i = 0; i < 2; i++) {
+		fputs("<th>", f);
+		html_esc(f, b->variant);
+		fputs("</th><th>", f);
+		html_esc(f, c->variant);
+		fputs("</th><th>delta</th>", f);
+	}
+	fputs("</tr>\n", f);
+	for (i = 0; i < d->n; i++)
+		html_row(f, &d->rows[i], NULL);
+	if (rest_shown(d)) {
+		struct prof_row rest = d->rest;
+		char *name = rest_name(d);
+
+		if (name)
+			rest.name = name;
+		html_row(f, &rest, "rest");
+		free(name);
+	}
+	html_row(f, &d->total, "total");
+	fputs("</table>\n<p>", f);
+	put_check(f, d);
+	fputs("</p>\n", f);
 }
 
 void report_where_table(FILE *f, const struct prof_point *b,
@@ -125,12 +217,68 @@ void report_where_table(FILE *f, const struct prof_point *b,
 	prof_diff_free(&d);
 }
 
+typedef void where_put(FILE *f, const struct prof_point *b,
+		       const struct prof_point *c, const struct prof_diff *d);
+
+static void put_diff_text(FILE *f, const struct prof_point *b,
+			  const struct prof_point *c, const struct prof_diff *d)
+{
+	fputc('\n', f);
+	put_diff(f, b, c, d);
+}
+
+/*
+ * Each cost point of each variant against the baseline, diffed to the
+ * section's rows: a pair whose path length moved to put, one that did
+ * not named "point (variant)" in *same (when same is not NULL). Returns
+ * how many did not move.
+ */
+static int where_each(FILE *f, const struct gated_run *x,
+		      const struct prof_run *p, where_put *put, char ***same)
+{
+	const struct run *r = x->r;
+	int *o = variant_order(r, x->base), i, pt, nsame = 0;
+
+	for (i = 1; i < r->nvariants; i++)
+		for (pt = 0; pt < r->npoints; pt++) {
+			const struct point *q = r->points[pt];
+			const struct prof_point *b, *c;
+			char *label;
+			struct prof_diff d;
+
+			if (strcmp(q->mode, "cost"))
+				continue;
+			label = xasprintf("%s-cost", q->label);
+			b = prof_point_find(p, r->variants[x->base], label);
+			c = prof_point_find(p, r->variants[o[i]], label);
+			free(label);
+			if (!b || !c)
+				continue;
+			prof_diff(b, c, WHERE_TOP, true, &d);
+			if (!where_unmoved(&d.total)) {
+				put(f, b, c, &d);
+			} else if (same) {
+				*same = realloc(*same, (nsame + 1) * sizeof(**same));
+				if (!*same)
+					die_input("out of memory");
+				(*same)[nsame] = xasprintf("%s (%s)", q->label,
+							   c->variant);
+				nsame++;
+			} else {
+				nsame++;
+			}
+			prof_diff_free(&d);
+		}
+	free(o);
+	return nsame;
+}
+
 void report_where(FILE *f, const struct gated_run *x)
 {
 	const struct run *r = x->r;
 	const char *why;
 	const struct prof_run *p = report_profiles(r, &why);
-	int *o, i, pt, nsame = 0, col;
+	int i, nsame, col;
 	char **same = NULL;
 
 	if (!p && !why)
@@ -148,35 +296,7 @@ void report_where(FILE *f, const struct gated_run *x)
 		fprintf(f, "\nNot available: %s\n", why);
 		return;
 	}
-	o = variant_order(r, x->base);
-	for (i = 1; i < r->nvariants; i++)
-		for (pt = 0; pt < r->npoints; pt++) {
-			const struct point *q = r->points[pt];
-			const struct prof_point *b, *c;
-			char *label;
-			struct prof_diff d;
-
-			if (strcmp(q->mode, "cost"))
-				continue;
-			label = xasprintf("%s-cost", q->label);
-			b = prof_point_find(p, r->variants[x->base], label);
-			c = prof_point_find(p, r->variants[o[i]], label);
-			free(label);
-			if (!b || !c)
-				continue;
-			prof_diff(b, c, WHERE_TOP, true, &d);
-			if (where_unmoved(&d.total)) {
-				same = realloc(same, (nsame + 1) * sizeof(*same));
-				if (!same)
-					die_input("out of memory");
-				same[nsame++] = xasprintf("%s (%s)", q->label,
-							  c->variant);
-			} else {
-				fputc('\n', f);
-				put_diff(f, b, c, &d);
-			}
-			prof_diff_free(&d);
-		}
+	nsame = where_each(f, x, p, put_diff_text, &same);
 	/* the points that did not move, wrapped under 80 columns */
 	col = nsame ? fprintf(f, "\nNot moved (insn/op within %g%%, atomics/op "
 			      "within 0.01):", WHERE_SAME_PCT) - 1 : 0;
@@ -196,7 +316,32 @@ void report_where(FILE *f, const struct gated_run *x)
 		fprintf(f, "\n%d of %zu profiles disagree with the guest clock by more than 0.5%%\n"
 			"(rlstat profile RUN names them).\n", p->nbad, p->nfiles);
 	free(same);
-	free(o);
+}
+
+/*
+ * report.html's section: the tables of report_where() as HTML tables,
+ * the names escaped; report.txt's copy stays in the page as text.
+ */
+void report_where_html(FILE *f, const struct gated_run *x)
+{
+	const char *why;
+	const struct prof_run *p = report_profiles(x->r, &why);
+	int nsame;
+
+	if (!p)
+		return;
+	fputs("<h2>Cost mode: where the difference goes (instruction profile)</h2>\n"
+	      "<p>Self instructions and atomics per op by function, per variant "
+	      "against the baseline and per cost point whose insn/op moved; the "
+	      "rows sum to the point's total delta. Cost mode measures path length "
+	      "only: no cache misses, no coherence traffic, no parallel speed-up. "
+	      "These are instruction counts, never compared with time mode's "
+	      "figures.</p>\n", f);
+	nsame = where_each(f, x, p, put_diff_html, NULL);
+	if (nsame)
+		fprintf(f, "<p>%d point%s whose path length did not move (insn/op "
+			"within %g%%, atomics/op within 0.01): report.txt names "
+			"them.</p>\n", nsame, nsame > 1 ? "s" : "", WHERE_SAME_PCT);
 }
 
 /* one row of the mail's: 72 columns, the name cut to fit */
