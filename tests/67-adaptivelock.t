@@ -28,21 +28,10 @@ plan $((20 + $(wc -w <<<"$muts")))
 # line it adds to an existing file other than the Kconfig symbol and the
 # Makefile line of the adaptive lock (MAINTAINERS is not compiled).
 changes_existing() {	# patch
-	awk '
-		/^--- / { existing = ($2 != "/dev/null") }
-		/^\+\+\+ / { file = substr($2, 3); next }
-		/^--- / { next }
-		!existing || file == "MAINTAINERS" { next }
-		/^-/ { print file ": removes: " substr($0, 2); next }
-		/^\+/ {
-			line = substr($0, 2)
-			if (file == "lib/Makefile" && line ~ /^obj-\$\(CONFIG_RANGE_LOCK_ADAPTIVE\) \+= range_lock_adaptive\.o$/)
-				next
-			if (file == "lib/Kconfig" && (line ~ /^config RANGE_LOCK_ADAPTIVE$/ ||
-			    line ~ /^\t(bool|help|select RANGE_LOCK)$/ || line ~ /^\t  / || line == ""))
-				next
-			print file ": adds: " line
-		}' "$1"
+	MAKEFILE=lib/Makefile MAKE_RE='^obj-\$\(CONFIG_RANGE_LOCK_ADAPTIVE\) \+= range_lock_adaptive\.o$' \
+	KCONFIG=lib/Kconfig CONFIG_RE='^config RANGE_LOCK_ADAPTIVE$' \
+	BODY_RE=$'^\t(bool|help|select RANGE_LOCK)$' \
+		awk -f tests/lib/changes-existing.awk "$1"
 }
 out=$(changes_existing "$patch")
 is "$out" "" "$(basename "$patch") adds files, a bool symbol and its Makefile line, nothing else"

@@ -27,21 +27,10 @@ plan $((18 + $(wc -w <<<"$muts")))
 # line it adds to an existing file other than the Kconfig symbol and the
 # Makefile line of the list lock (MAINTAINERS is not compiled).
 changes_existing() {	# patch
-	awk '
-		/^--- / { existing = ($2 != "/dev/null") }
-		/^\+\+\+ / { file = substr($2, 3); next }
-		/^--- / { next }
-		!existing || file == "MAINTAINERS" { next }
-		/^-/ { print file ": removes: " substr($0, 2); next }
-		/^\+/ {
-			line = substr($0, 2)
-			if (file == "lib/Makefile" && line ~ /^obj-\$\(CONFIG_RANGE_LOCK_LIST\) \+= range_lock_list\.o$/)
-				next
-			if (file == "lib/Kconfig" && (line ~ /^config RANGE_LOCK_LIST$/ ||
-			    line ~ /^\t(bool|help)$/ || line ~ /^\t  / || line == ""))
-				next
-			print file ": adds: " line
-		}' "$1"
+	MAKEFILE=lib/Makefile MAKE_RE='^obj-\$\(CONFIG_RANGE_LOCK_LIST\) \+= range_lock_list\.o$' \
+	KCONFIG=lib/Kconfig CONFIG_RE='^config RANGE_LOCK_LIST$' \
+	BODY_RE=$'^\t(bool|help)$' \
+		awk -f tests/lib/changes-existing.awk "$1"
 }
 out=$(changes_existing "$patch")
 is "$out" "" "$(basename "$patch") adds files, a bool symbol and its Makefile line, nothing else"

@@ -22,23 +22,10 @@ plan 6
 # What the patch does to files that exist, other than a suite's Kconfig
 # entry, its Makefile line and MAINTAINERS (which is not compiled).
 changes_existing() {	# patch
-	awk '
-		/^--- / { existing = ($2 != "/dev/null") }
-		/^\+\+\+ / { file = substr($2, 3); next }
-		/^--- / { next }
-		!existing || file == "MAINTAINERS" { next }
-		/^-/ { print file ": removes: " substr($0, 2); next }
-		/^\+/ {
-			line = substr($0, 2)
-			if (file == "lib/Makefile" && line ~ /^obj-\$\(CONFIG_RANGE_LOCK_[A-Z]+_KUNIT_TEST\) \+= range_lock_[a-z]+_kunit\.o$/)
-				next
-			if (file == "lib/Kconfig.debug" && (line ~ /^config RANGE_LOCK_[A-Z]+_KUNIT_TEST$/ ||
-			    line ~ /^\ttristate "KUnit tests for [a-z-]+ range locks" if !KUNIT_ALL_TESTS$/ ||
-			    line ~ /^\t(depends on KUNIT|select RANGE_LOCK_[A-Z]+|default KUNIT_ALL_TESTS|help)$/ ||
-			    line ~ /^\t  / || line == ""))
-				next
-			print file ": adds: " line
-		}' "$1"
+	MAKEFILE=lib/Makefile MAKE_RE='^obj-\$\(CONFIG_RANGE_LOCK_[A-Z]+_KUNIT_TEST\) \+= range_lock_[a-z]+_kunit\.o$' \
+	KCONFIG=lib/Kconfig.debug CONFIG_RE='^config RANGE_LOCK_[A-Z]+_KUNIT_TEST$' \
+	BODY_RE=$'^\t(tristate "KUnit tests for [a-z-]+ range locks" if !KUNIT_ALL_TESTS|depends on KUNIT|select RANGE_LOCK_[A-Z]+|default KUNIT_ALL_TESTS|help)$' \
+		awk -f tests/lib/changes-existing.awk "$1"
 }
 out=$(changes_existing "$patch")
 is "$out" "" "$(basename "$patch") adds the suites, their Kconfig entries and Makefile lines, nothing else"
