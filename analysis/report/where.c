@@ -55,18 +55,24 @@ const struct prof_run *report_profiles(const struct run *r, const char **why)
 	return p && p->nfiles ? p : NULL;
 }
 
+/* a row's six figures as printed: insn/op base, cand, delta; atomics/op */
+static void row_figures(const struct prof_row *r, char v[6][32])
+{
+	prof_fmt(v[0], sizeof(v[0]), r->base, 2, false);
+	prof_fmt(v[1], sizeof(v[1]), r->cand, 2, false);
+	prof_fmt(v[2], sizeof(v[2]), r->cand - r->base, 2, true);
+	prof_fmt(v[3], sizeof(v[3]), r->abase, 2, false);
+	prof_fmt(v[4], sizeof(v[4]), r->acand, 2, false);
+	prof_fmt(v[5], sizeof(v[5]), r->acand - r->abase, 2, true);
+}
+
 static void put_row(FILE *f, const struct prof_row *r)
 {
-	char b[32], c[32], d[32], ab[32], ac[32], ad[32];
+	char v[6][32];
 
-	prof_fmt(b, sizeof(b), r->base, 2, false);
-	prof_fmt(c, sizeof(c), r->cand, 2, false);
-	prof_fmt(d, sizeof(d), r->cand - r->base, 2, true);
-	prof_fmt(ab, sizeof(ab), r->abase, 2, false);
-	prof_fmt(ac, sizeof(ac), r->acand, 2, false);
-	prof_fmt(ad, sizeof(ad), r->acand - r->abase, 2, true);
-	fprintf(f, "  %9s %9s %9s  %7s %7s %7s  %s\n", b, c, d, ab, ac, ad,
-		r->name);
+	row_figures(r, v);
+	fprintf(f, "  %9s %9s %9s  %7s %7s %7s  %s\n", v[0], v[1], v[2],
+		v[3], v[4], v[5], r->name);
 }
 
 /* the remainder row is printed when it holds functions or rounding */
@@ -151,12 +157,7 @@ static void html_row(FILE *f, const struct prof_row *r, const char *cls)
 	char v[6][32];
 	int k;
 
-	prof_fmt(v[0], sizeof(v[0]), r->base, 2, false);
-	prof_fmt(v[1], sizeof(v[1]), r->cand, 2, false);
-	prof_fmt(v[2], sizeof(v[2]), r->cand - r->base, 2, true);
-	prof_fmt(v[3], sizeof(v[3]), r->abase, 2, false);
-	prof_fmt(v[4], sizeof(v[4]), r->acand, 2, false);
-	prof_fmt(v[5], sizeof(v[5]), r->acand - r->abase, 2, true);
+	row_figures(r, v);
 	fprintf(f, "<tr%s%s%s>", cls ? " class=\"" : "", cls ?: "",
 		cls ? "\"" : "");
 	for (k = 0; k < 6; k++)
