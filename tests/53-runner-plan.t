@@ -362,7 +362,7 @@ is "$(jq -c '[.variants[] | [.name, .strategy, .features]]' "$rd/meta.json"):$(s
 	"the default variants: no features in meta.json, none asked of the guest"
 for k in "stock+|an empty feature after '\\+'" "stock+nosuch|unknown feature 'nosuch'; accepted: shared-alloc-dio fault-retry" \
 	"stock+fault-retry+fault-retry|feature 'fault-retry' named twice" \
-	"imutex+fault-retry|feature 'fault-retry' does not apply to imutex; accepted on: stock rangelock rwsem-range"; do
+	"imutex+fault-retry|feature 'fault-retry' does not apply to imutex; accepted on: stock rangelock rwsem-range bitmap adaptive listlock"; do
 	n=${k%%|*}
 	run runners/run bench --matrix "$tmp/two.matrix" --kernel "$n" --iterations 1
 	like "$RC:$OUT" "^2:[^"$'\n'"]*KERNEL='${n//+/\\+}': ${k#*|}" "KERNEL=$n: exit 2, naming it and why"

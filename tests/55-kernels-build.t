@@ -141,7 +141,7 @@ run kernels/build stock+fault-retry+fault-retry
 like "$RC:$OUT" "^2:.*KERNEL='stock\+fault-retry\+fault-retry': feature 'fault-retry' named twice" \
 	"a feature named twice: exit 2"
 run kernels/build imutex+fault-retry
-like "$RC:$OUT" "^2:.*KERNEL='imutex\+fault-retry': feature 'fault-retry' does not apply to imutex; accepted on: stock rangelock rwsem-range" \
+like "$RC:$OUT" "^2:.*KERNEL='imutex\+fault-retry': feature 'fault-retry' does not apply to imutex; accepted on: stock rangelock rwsem-range bitmap adaptive listlock" \
 	"a feature its strategy has no use for: exit 2, the strategies it applies to named"
 ok "$([ ! -e "$tmp/cache/build/imutex+fault-retry" ]; echo $?)" "and nothing was built for it"
 run kernels/build --resolve rwsem-range+shared-alloc-dio+fault-retry --debug --stats --xfs

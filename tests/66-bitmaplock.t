@@ -1,8 +1,8 @@
 #!/bin/bash
 # The bitmap range lock (kernels/patches/0014, lib/range_lock_bitmap.c):
-# the patch adds files and a Kconfig symbol no variant selects (its KUnit
-# suite does, in debug kernels), so no variant's compiled output
-# changes; it is checkpatch --strict and
+# the patch adds files and a Kconfig symbol that only its KUnit suite
+# (debug kernels) and the bitmap variant (0018) select, so the patch
+# itself changes no variant's compiled output; it is checkpatch --strict and
 # kernel-doc clean; the harness compiles it unchanged from the patched
 # tree; its deterministic tests and the stress validator pass under the
 # debug shims, ASan and TSan; every mutants/bitmap/*.sed is reported.
@@ -36,10 +36,12 @@ is "$out" "" "$(basename "$patch") adds files, a bool symbol and its Makefile li
 out=$(changes_existing kernels/patches/0001-lib-add-range-locks.patch)
 like "$out" "lib/Kconfig.debug: adds" "the check sees a change to an existing file (0001's Kconfig.debug)"
 
-# Only its KUnit suite (patch 0017, debug kernels) selects it.
+# Only its KUnit suite (patch 0017, debug kernels) and the bitmap strategy
+# (patch 0018) select it.
 out=$(grep -rn --include='Kconfig*' -E '(select|depends on|default).*RANGE_LOCK_BITMAP\b' "$ksrc" |
-	grep -vx "$ksrc/lib/Kconfig.debug:[0-9]*:.select RANGE_LOCK_BITMAP" | head -3)
-is "$out" "" "no variant selects RANGE_LOCK_BITMAP or depends on it yet (only its KUnit suite)"
+	grep -vx -e "$ksrc/lib/Kconfig.debug:[0-9]*:.select RANGE_LOCK_BITMAP" \
+		-e "$ksrc/mm/Kconfig:[0-9]*:.select RANGE_LOCK_BITMAP" | head -3)
+is "$out" "" "only its KUnit suite and MAPPING_LOCK_BITMAP select RANGE_LOCK_BITMAP; nothing depends on it"
 
 out=$(cd "$ksrc" && perl scripts/checkpatch.pl --strict "$TOP/$patch" 2>&1 |
 	grep -E '^(ERROR|WARNING|CHECK)')

@@ -1,8 +1,8 @@
 #!/bin/bash
 # The adaptive range lock (kernels/patches/0015, lib/range_lock_adaptive.c):
-# the patch adds files and a Kconfig symbol no variant selects (its KUnit
-# suite does, in debug kernels), so no variant's compiled output
-# changes; it is checkpatch --strict and
+# the patch adds files and a Kconfig symbol that only its KUnit suite
+# (debug kernels) and the adaptive variant (0018) select, so the patch
+# itself changes no variant's compiled output; it is checkpatch --strict and
 # kernel-doc clean; it uses the tree lock through its API only; the
 # harness compiles it unchanged from the patched tree; its deterministic
 # tests and the stress validator (which re-arms cheat mode thousands of
@@ -38,10 +38,12 @@ is "$out" "" "$(basename "$patch") adds files, a bool symbol and its Makefile li
 out=$(changes_existing kernels/patches/0014-lib-add-a-bitmap-range-lock.patch)
 like "$out" "lib/Kconfig: adds: config RANGE_LOCK_BITMAP" "the check sees another lock's symbol (0014's)"
 
-# Only its KUnit suite (patch 0017, debug kernels) selects it.
+# Only its KUnit suite (patch 0017, debug kernels) and the adaptive strategy
+# (patch 0018) select it.
 out=$(grep -rn --include='Kconfig*' -E '(select|depends on|default).*RANGE_LOCK_ADAPTIVE\b' "$ksrc" |
-	grep -vx "$ksrc/lib/Kconfig.debug:[0-9]*:.select RANGE_LOCK_ADAPTIVE" | head -3)
-is "$out" "" "no variant selects RANGE_LOCK_ADAPTIVE or depends on it yet (only its KUnit suite)"
+	grep -vx -e "$ksrc/lib/Kconfig.debug:[0-9]*:.select RANGE_LOCK_ADAPTIVE" \
+		-e "$ksrc/mm/Kconfig:[0-9]*:.select RANGE_LOCK_ADAPTIVE" | head -3)
+is "$out" "" "only its KUnit suite and MAPPING_LOCK_ADAPTIVE select RANGE_LOCK_ADAPTIVE; nothing depends on it"
 
 out=$(cd "$ksrc" && perl scripts/checkpatch.pl --strict "$TOP/$patch" 2>&1 |
 	grep -E '^(ERROR|WARNING|CHECK)')

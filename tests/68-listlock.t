@@ -1,8 +1,8 @@
 #!/bin/bash
 # The list range lock (kernels/patches/0016, lib/range_lock_list.c): the
-# patch adds files and a Kconfig symbol no variant selects (its KUnit
-# suite does, in debug kernels), so no variant's compiled output
-# changes; it is checkpatch --strict and kernel-doc
+# patch adds files and a Kconfig symbol that only its KUnit suite
+# (debug kernels) and the listlock variant (0018) select, so the patch
+# itself changes no variant's compiled output; it is checkpatch --strict and kernel-doc
 # clean; the harness compiles it unchanged from the patched tree with
 # the shim's RCU; its deterministic tests and the stress validator pass
 # under the debug shims, ASan and TSan, with and without failing
@@ -37,10 +37,12 @@ is "$out" "" "$(basename "$patch") adds files, a bool symbol and its Makefile li
 out=$(changes_existing kernels/patches/0014-lib-add-a-bitmap-range-lock.patch)
 like "$out" "lib/Makefile: adds: obj-" "the check sees another lock's Makefile line (0014's)"
 
-# Only its KUnit suite (patch 0017, debug kernels) selects it.
+# Only its KUnit suite (patch 0017, debug kernels) and the listlock strategy
+# (patch 0018) select it.
 out=$(grep -rn --include='Kconfig*' -E '(select|depends on|default).*RANGE_LOCK_LIST\b' "$ksrc" |
-	grep -vx "$ksrc/lib/Kconfig.debug:[0-9]*:.select RANGE_LOCK_LIST" | head -3)
-is "$out" "" "no variant selects RANGE_LOCK_LIST or depends on it yet (only its KUnit suite)"
+	grep -vx -e "$ksrc/lib/Kconfig.debug:[0-9]*:.select RANGE_LOCK_LIST" \
+		-e "$ksrc/mm/Kconfig:[0-9]*:.select RANGE_LOCK_LIST" | head -3)
+is "$out" "" "only its KUnit suite and MAPPING_LOCK_LIST select RANGE_LOCK_LIST; nothing depends on it"
 
 out=$(cd "$ksrc" && perl scripts/checkpatch.pl --strict "$TOP/$patch" 2>&1 |
 	grep -E '^(ERROR|WARNING|CHECK)')

@@ -9,7 +9,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 run kernels/package no-such-variant
-like "$RC:$OUT" "^2:.*unknown KERNEL='no-such-variant'; valid: stock imutex rangelock rwsem-range" "an unknown variant lists the valid ones"
+like "$RC:$OUT" "^2:.*unknown KERNEL='no-such-variant'; valid: stock imutex rangelock rwsem-range bitmap adaptive listlock" "an unknown variant lists the valid ones"
 run kernels/package rangelock --base-config "$tmp/missing"
 like "$RC:$OUT" "^2:.*--base-config $tmp/missing: no such file" "a missing base config is named"
 echo "hello" >"$tmp/notconfig"
