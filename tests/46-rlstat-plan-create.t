@@ -7,7 +7,7 @@
 # leaves meta.json as it was); rerun prints what `make rerun` repeats;
 # boot prints a boot's plan lines byte for byte as runners/run's bash did.
 . "$(dirname "$0")/lib/tap.sh"
-plan 45
+plan 46
 make -s -C workloads >/dev/null 2>&1
 make -s -C analysis >/dev/null || exit 2
 R=$TOP/analysis/rlstat
@@ -35,6 +35,8 @@ is "$rc:$(key mode) $(key iterations) $(key rounds) $(key max_iterations) $(key 
 	"0:time 3 3 10 none 7 auto 0 stock" "create prints the settings the run goes by"
 is "$(key variants):$(key time_device):$(key cost_cpus)" "stock rangelock:virtio-blk:1" "and the variants, the device, the cost vCPUs"
 like "${rd#"$res"/}" "^[0-9]{8}-[0-9]{6}-two-stock\+rangelock$" "the run is named after the matrix and its variants"
+create --kernel all --variants "stock imutex rangelock" --baseline stock
+like "${out%%$'\n'*}" "^run $res/[0-9]{8}-[0-9]{6}-two-stock\+imutex\+rangelock$" "three variants without a feature: every name joined by '+'"
 is "$(find "$rd" -mindepth 1 -printf "%f\n" | sort | xargs)" "matrix meta.json suite.diff" "with its matrix copy, suite.diff and meta.json, no temporary left"
 is "$(jq -c keys_unsorted "$rd/meta.json")" \
 	'["schema","name","runner","matrix","matrix_sha256","rerun_of","suite","host","qemu","accel_requested","debug","mode","iterations","max_iterations","budget","budget_s","auto_stop","seed","baseline","profile","cost","stats_boot","requested","variants","boot_order","started","ended"]' \

@@ -22,7 +22,9 @@ disk_mb 128
 point calib --loops $loops
 point dio --rw read --layout disjoint --size 16m --threads 1
 M
-run runners/run bench --kernel stock --baseline none --matrix "$tmp/cost.matrix"
+# A run directory with a comma (a variant with a feature names it so):
+# QEMU parses the paths in its options, where a comma ends a value.
+run runners/run bench --kernel stock --baseline none --matrix "$tmp/cost.matrix" --name cost,comma
 echo "$OUT" | tail -5 | sed 's/^/# /'
 rd=$(sed -n 's/^run: //p' <<<"$OUT" | tail -1)
 is "$RC" 0 "the cost-mode run passed"

@@ -319,15 +319,20 @@ static char *default_name(const struct plan_req *q, const struct plan_set *s)
 	size_t n;
 	char *name, *vs = xstrdup(q->variants ? q->variants : ""), *t;
 	const char *m;
+	char join;
 
 	b = b ? b + 1 : q->matrix;
 	n = strlen(b);
 	if (n > 7 && !strcmp(b + n - 7, ".matrix"))
 		n -= 7;
-	/* '+' joins variants, unless a name has one (a feature): then ',' */
+	/*
+	 * '+' joins variants, unless a name has one (a feature): then ','.
+	 * Decided before the first join, which would otherwise be the '+'.
+	 */
+	join = strchr(vs, '+') ? ',' : '+';
 	for (t = vs; *t; t++)
 		if (*t == ' ')
-			*t = strchr(vs, '+') ? ',' : '+';
+			*t = join;
 	/* the default (auto) and time name no mode */
 	m = strcmp(s->requested_mode, "auto") && strcmp(s->requested_mode,
 		"time") ? s->requested_mode : NULL;
