@@ -7,7 +7,7 @@
 # exit 2 on bad input; a variant with features (KERNEL=stock+<feature>)
 # builds in a directory and release of its own, from its fragments.
 . "$(dirname "$0")/lib/tap.sh"
-plan 31
+plan 34
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -97,6 +97,24 @@ overlap() { awk '$1 == "start" {if (open) exit 1; open = 1} $1 == "end" {open = 
 ok "$(overlap <"$src/kbuild.log"; echo $?)" "no two kbuilds overlapped"
 ok "$(printf 'start a 1\nstart b 2\nend a 3\nend b 4\n' | overlap; [ $? = 1 ]; echo $?)" \
 	"(the overlap check fails an overlap)"
+
+# A kernel that is up to date is found so without the source lock, which
+# a build of another variant holds until it ends: a tree with a series
+# stamp (a patched tree's, as prepare-src writes it) is what allows
+# "up to date" at all.
+echo "hash: standin" >"$src/.rlbench-series"
+run kernels/build imutex
+is "$RC" 0 "(imutex built against the stamped tree)"
+touch "$src/SLOW"
+kernels/build stock >"$tmp/b4.log" 2>&1 & b4=$!
+for _ in $(seq 50); do grep -q "^start $tmp/cache/build/stock " "$src/kbuild.log" && break; sleep 0.1; done
+run kernels/build imutex
+still=$(kill -0 $b4 2>/dev/null && echo running)
+wait $b4 || true
+rm "$src/SLOW" "$src/.rlbench-series"
+like "$RC:$still:$OUT" "^0:running:.*imutex: up to date" \
+	"an up-to-date variant is found so while another variant builds"
+ok "$(! grep -q "waiting for the source tree" <<<"$OUT"; echo $?)" "... without waiting for the source tree"
 
 run kernels/build stock --lockdep
 like "$RC:$OUT" "^2:.*unknown option '--lockdep' \(accepted: --debug, --stats, --xfs\)" "an unknown flavour: exit 2, the accepted ones named"
