@@ -51,13 +51,8 @@ trap 'rm -rf "$tmp"' EXIT
 objs=()
 for s in $suites; do objs+=("lib/range_lock_$s.o" "lib/range_lock_${s}_kunit.o"); done
 mapfile -t frags < <(kernels/build --resolve rangelock --debug | sed -n 's/^fragment /kernels\//p')
-run bash -c 'set -e; src=$1 out=$2; shift 2
-	make -s -C "$src" O="$out" ARCH=x86_64 tinyconfig >/dev/null
-	cfgs=(); while [ "$1" != -- ]; do cfgs+=("$1"); shift; done; shift
-	"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${cfgs[@]}" >/dev/null
-	make -s -C "$src" O="$out" ARCH=x86_64 olddefconfig >/dev/null
-	grep -q "^CONFIG_PROVE_LOCKING=y" "$out/.config"
-	make -s -C "$src" O="$out" ARCH=x86_64 -j"$(nproc)" W=1 "$@" 2>&1' _ "$ksrc" "$tmp/o" "${frags[@]}" -- "${objs[@]}"
+run tests/lib/build-objs.sh "$ksrc" "$tmp/o" "${frags[@]}" -- "${objs[@]}"
+grep -q "^CONFIG_PROVE_LOCKING=y" "$tmp/o/.config" || RC=lockdep-off
 ok "$([ "$RC" = 0 ] && ! grep -qE "warning|error" <<<"$OUT"; echo $?)" \
 	"each suite and its lock compile with W=1 and lockdep, without a warning"
 n=$(for o in "${objs[@]}"; do [ -s "$tmp/o/$o" ] && echo "$o"; done | wc -l)

@@ -106,13 +106,7 @@ objs=(mm/mapping_lock.o fs/inode.o mm/filemap.o mm/readahead.o fs/ext4/inode.o)
 bad=()
 for v in $newer; do
 	mapfile -t frags < <(kernels/build --resolve "$v" | sed -n 's/^fragment /kernels\//p')
-	run bash -c 'set -e; src=$1 out=$2; shift 2
-		make -s -C "$src" O="$out" ARCH=x86_64 tinyconfig >/dev/null
-		cfgs=(); while [ "$1" != -- ]; do cfgs+=("$1"); shift; done; shift
-		"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${cfgs[@]}" >/dev/null
-		make -s -C "$src" O="$out" ARCH=x86_64 olddefconfig >/dev/null
-		make -s -C "$src" O="$out" ARCH=x86_64 -j"$(nproc)" W=1 "$@" 2>&1' \
-		_ "$ksrc" "$tmp/$v" "${frags[@]}" -- "${objs[@]}"
+	run tests/lib/build-objs.sh "$ksrc" "$tmp/$v" "${frags[@]}" -- "${objs[@]}"
 	n=$(for o in "${objs[@]}"; do [ -s "$tmp/$v/$o" ] && echo "$o"; done | wc -l)
 	if [ "$RC" != 0 ] || grep -qE "warning|error" <<<"$OUT" || [ "$n" != "${#objs[@]}" ]; then
 		bad+=("$v")
