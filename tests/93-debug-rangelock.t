@@ -10,7 +10,7 @@
 # (io_uring IOPOLL on null_blk's poll queue, configs/debug-poll.matrix)
 # whose first bio ends inside a page the next bio starts in: an IO that
 # waited for its own polled bio would hang until the device timeout.
-# Then faults against direct writes whose completion is widened to 50 ms
+# Then faults against direct writes whose completion is widened to 200 ms
 # (configs/debug-mmlock.matrix): no fault may wait for a direct write,
 # and mprotect() of the faulted mapping must not stall.
 . "$(dirname "$0")/lib/tap.sh"

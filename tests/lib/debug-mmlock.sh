@@ -5,9 +5,10 @@
 #
 # No strategy takes the invalidate lock in direct IO, so the faults must
 # not wait for the direct writes whose completion the knob widens (fault
-# p99 under half that completion; 4.7 ms of 50 here on rangelock-debug,
-# where the series that took ranges around direct IO made faults wait
-# for them), and mprotect(), which waits for every fault in progress on
+# p99 under half that completion; on rangelock-debug 4.7 ms with the
+# host idle and 33 ms beside a kernel build, of 200, where the series
+# that took ranges around direct IO made faults wait for them; the
+# matrix says why the delay is that long), and mprotect(), which waits for every fault in progress on
 # the mapping, must not stall: under a quarter of its thread's time in
 # calls of half that completion or longer (shorter stalls come from the
 # host too: a vCPU thread preempted by a build on the host).  A kernel
