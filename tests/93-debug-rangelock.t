@@ -1,63 +1,22 @@
 #!/bin/bash
 # A DEBUG=1 (lockdep, hung-task detector) rangelock kernel runs every
-# workload with the oracle on and the hole-punch window widened, and direct
-# IO under the range lock (sync and io_uring, reads and writes, disjoint
-# and overlapping, allocating writes with the shared inode lock, DIO
-# against faults, buffered readers and truncation; IOs of several bios
-# tried with IOCB_NOWAIT first, bios that end inside pages, allocating
-# writes with the completion widened): no lockdep report, WARN, oops or
-# hang, no data error, a clean filesystem.  Then polled direct IO
-# (io_uring IOPOLL on null_blk's poll queue, configs/debug-poll.matrix)
-# whose first bio ends inside a page the next bio starts in: an IO that
-# waited for its own polled bio would hang until the device timeout.
-# Then faults against direct writes whose completion is widened to 200 ms
-# (configs/debug-mmlock.matrix): no fault may wait for a direct write,
-# and mprotect() of the faulted mapping must not stall.
+# workload with the oracle on and the hole-punch window widened
+# (configs/debug.matrix; tests/lib/debug-matrix.sh says what it checks).
+# Then polled direct IO (io_uring IOPOLL on null_blk's poll queue,
+# configs/debug-poll.matrix) whose first bio ends inside a page the next
+# bio starts in: an IO that waited for its own polled bio would hang until
+# the device timeout.  Then faults against direct writes whose completion
+# is widened to 200 ms (configs/debug-mmlock.matrix): no fault may wait
+# for a direct write, and mprotect() of the faulted mapping must not
+# stall.  tests/slow/98 runs the same on the other range strategies.
 . "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/lib/debug-matrix.sh"
 . "$(dirname "$0")/lib/debug-poll.sh"
 . "$(dirname "$0")/lib/debug-mmlock.sh"
 plan 24
 
 run runners/run bench --kernel rangelock --debug --matrix debug --baseline none --name debug-rangelock
-echo "$OUT" | tail -5 | sed 's/^/# /'
-rd=$(echo "$OUT" | sed -n 's/^run: //p' | tail -1)
-res=("$rd"/rangelock/*.result.json)
-others=$(jq -r 'select(.status != "ok") | .env.point' "${res[@]}")
-ok "$([ "$RC" = 0 ] && [ -z "$others" ]; echo $?)" "every point passed on the debug kernel"
-is "${#res[@]}" "$(runners/matrix configs/debug.matrix | grep -c '^point ')" "one result per point"
-like "$(jq -r .kernel.release "${res[0]}")" "-rl-rangelock-debug$" "the debug kernel ran"
-grep -q 'debugfs mapping_lock/punch_delay_us = 2000' "$rd"/rangelock/console-boot*.log
-ok $? "the punch-delay knob was set"
-failed=$(jq -r 'select(.status != "ok") | .env.point + ": " + .error' "${res[@]}")
-is "$failed" "" "no point shows a lockdep report, WARN, oops or hang"
-is "$(jq -s 'map(.verify.errors) | add' "${res[@]}")" 0 "the oracle found no data errors"
-# io_uring direct IO of several bios that finds a range busy after issuing
-# some ends short; it must return the short count from the issue, so that
-# io_uring issues the rest and the application sees whole IOs.
-kerr=$(jq -s 'map(select(.workload == "dio" and .params.engine == "io_uring" and .params.bs >= 2097152) | .verify.errors) | add // 0' "${res[@]}")
-is "$kerr" 0 "io_uring direct IO of several bios against faults returns whole IOs"
-fscks=$(cat "$rd"/rangelock/fsck-boot*.txt | grep -c '^e2fsck exit: ')
-is "$(cat "$rd"/rangelock/fsck-boot*.txt | grep -c '^e2fsck exit: 0$'):$fscks" "$fscks:$fscks" "e2fsck found the disk clean after every boot"
-jq -se '[.[] | select(.workload == "dio" and .params.engine == "io_uring") |
-	.ops[] | select(.name == "write" and .count > 0)] | length > 0' "${res[@]}" >/dev/null
-ok $? "io_uring direct writes ran under the range lock"
-# KUnit prints "# range_lock: pass:N fail:0 skip:0 total:N" after a
-# suite's cases: the tree lock's, and the three newer locks' (patch 0017).
-for suite in range_lock range_lock_bitmap range_lock_adaptive range_lock_list; do
-	kunit=$(grep -ahoE "$suite: pass:[0-9]+ fail:[0-9]+ skip:[0-9]+ total:[0-9]+" "$rd"/rangelock/console-boot*.log | sort -u)
-	verdict=$(awk 'NF { n++; split($0, f, /[: ]+/)
-		if (f[3] + 0 == 0 || f[3] != f[9] || f[5] != 0) bad++ }
-		END { print (n && !bad) ? "passed" : "failed or missing" }' <<<"$kunit")
-	is "$verdict" passed "the $suite KUnit suite passed in every boot ($kunit)"
-done
-grep -q 'debugfs mapping_lock/dio_end_delay_us = 1000' "$rd"/rangelock/console-boot*.log
-ok $? "the direct write completion delay knob was set"
-jq -se '[.[] | select(.workload == "dio" and .params.nowait == true) |
-	.counters.nowait_again] | add > 0' "${res[@]}" >/dev/null
-ok $? "RWF_NOWAIT direct IO of several bios was declined by the kernel at least once"
-jq -se '[.[] | select(.workload == "dio" and .params["buf-offset"] == 512) |
-	.ops[] | select(.count > 0)] | length > 0' "${res[@]}" >/dev/null
-ok $? "direct IO with bios that end inside pages ran"
+debug_matrix_checks rangelock
 
 run make --no-print-directory bench KERNEL=rangelock DEBUG=1 MATRIX=debug-poll BASELINE=none
 debug_poll_checks rangelock

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # The checks of a configs/debug-mmlock.matrix run on a DEBUG=1 kernel,
-# shared by tests/93 (rangelock) and tests/slow/98 (rwsem-range): call
-# after `run make ... MATRIX=debug-mmlock ...` with the variant; four tests.
+# shared by tests/93 (rangelock) and tests/slow/98 (the other range
+# strategies): call after `run make ... MATRIX=debug-mmlock ...` with the
+# variant; four tests.
 #
 # No strategy takes the invalidate lock in direct IO, so the faults must
 # not wait for the direct writes whose completion the knob widens (fault
