@@ -5,7 +5,7 @@
 need_rlwork
 command -v jq >/dev/null || { echo "1..0 # skip jq not installed"; exit 0; }
 scratch_dir
-plan 29
+plan 31
 
 mnt=
 # shellcheck disable=SC2317  # run from the EXIT trap
@@ -98,6 +98,17 @@ jq_ok "... mprotect timed beside the faults, data verified" "$j" \
 	 (.ops[2].count > 0 and .ops[2].bytes_per_s == 0) and .ops[1].count > 0 and
 	 .params["mprotect-threads"] == 1 and .params["fault-random"] == true and
 	 .verify.errors == 0'
+# the same with stores (an atomic add of 0): every fault a write fault,
+# through ->page_mkwrite; mprotect toggles PROT_EXEC, which a writable
+# mapping's stores survive
+run_split "$RLWORK" dio --file "$dir/dio.dat" --size 1m --bs 64k --rw write \
+	--fault-threads 2 --fault-random --fault-write --mprotect-threads 1 \
+	--runtime 0.5 --ramp 0 --json "$j"
+ok $rc "dio --fault-threads 2 --fault-write --mprotect-threads 1: exit 0"
+jq_ok "... write faults and mprotect timed beside the direct writes" "$j" \
+	'([.ops[].name] == ["write", "fault", "mprotect"]) and
+	 .ops[1].count > 0 and .ops[2].count > 0 and .ops[0].count > 0 and
+	 .params["fault-write"] == true'
 
 # --split-pages on an ext4 of 1 KiB blocks (a loop mount: root only)
 if [ "$(id -u)" = 0 ] && command -v mkfs.ext4 >/dev/null &&

@@ -13,7 +13,7 @@
 . "$(dirname "$0")/lib/debug-matrix.sh"
 . "$(dirname "$0")/lib/debug-poll.sh"
 . "$(dirname "$0")/lib/debug-mmlock.sh"
-plan 24
+plan 26
 
 run runners/run bench --kernel rangelock --debug --matrix debug --baseline none --name debug-rangelock
 debug_matrix_checks rangelock

@@ -34,6 +34,7 @@ struct dio_opts {
 	uint64_t buffered_threads;
 	uint64_t mprotect_threads;
 	bool fault_random;
+	bool fault_write;
 	bool sparse;
 	bool nowait;
 	bool iopoll;
@@ -64,6 +65,9 @@ static const struct opt_def dio_opts[] = {
 	{ .name = "fault-random", .type = OPT_BOOL, .off = O(fault_random), .def = "no",
 	  NORANGE,
 	  .help = "madvise(MADV_RANDOM) the fault threads' mapping: no read-around, so a fault that finds its page missing reads it, and waits for the invalidate lock, without dropping the mmap or VMA lock first" },
+	{ .name = "fault-write", .type = OPT_BOOL, .off = O(fault_write), .def = "no",
+	  NORANGE,
+	  .help = "the fault threads store through a shared writable mapping (an atomic add of 0: the page's bytes stay, but every fault is a write fault through ->page_mkwrite); --mprotect-threads then toggle PROT_EXEC" },
 	{ .name = "mprotect-threads", .type = OPT_INT, .off = O(mprotect_threads), .def = "0",
 	  .min = 0, .max = 1024,
 	  .help = "threads that mprotect() the fault threads' whole mapping back and forth (a writer of the mmap and VMA locks): their latency is how long a fault holds those locks" },
@@ -131,10 +135,19 @@ static int dio_check(struct rl_run *r, char *err, size_t len)
 	if (d->iopoll && d->engine != ENGINE_URING)
 		return snprintf(err, len,
 				"--iopoll needs --engine=io_uring (IORING_SETUP_IOPOLL is a ring's setting)"), -1;
-	if ((d->mprotect_threads || d->fault_random) && !d->fault_threads)
+	if ((d->mprotect_threads || d->fault_random || d->fault_write) && !d->fault_threads)
 		return snprintf(err, len,
 				"--%s acts on the fault threads' mapping: it needs --fault-threads 1 or more",
-				d->fault_random ? "fault-random" : "mprotect-threads"), -1;
+				d->fault_random ? "fault-random" :
+				d->fault_write ? "fault-write" : "mprotect-threads"), -1;
+	/*
+	 * A page stored to through a mapping while a direct write covers it
+	 * holds either's data, and its writeback may land after the direct
+	 * write: no oracle can say what it must read.
+	 */
+	if (d->fault_write && r->o.verify)
+		return snprintf(err, len,
+				"--fault-write cannot be verified (a page stored to through a mapping and written directly at once holds either's data): drop --verify"), -1;
 	if (d->iodepth > 1 && d->engine != ENGINE_URING)
 		return snprintf(err, len,
 				"--iodepth %llu needs --engine=io_uring (sync issues one IO at a time)",
@@ -256,7 +269,7 @@ static void dio_thread_sync(struct worker *w)
 
 /* ---- page-cache readers on the same file, against the DIO writes ---- */
 
-static void fault_read_one(struct worker *w, char *map)
+static void fault_one(struct worker *w, char *map, bool store)
 {
 	struct oracle *o = w->run->oracle;
 	uint64_t page = rl_rand_below(w, w->run->o.size / RL_PAGE), t0;
@@ -265,7 +278,9 @@ static void fault_read_one(struct worker *w, char *map)
 	if (o)
 		oracle_read_begin(o, w->rd, page, 1);
 	t0 = rl_now();
-	if (o)
+	if (store)
+		__atomic_fetch_add((unsigned char *)addr, 0, __ATOMIC_RELAXED);
+	else if (o)
 		memcpy(w->buf, addr, RL_PAGE);
 	else
 		(void)*(volatile char *)addr;
@@ -280,17 +295,20 @@ static void fault_read_one(struct worker *w, char *map)
  * writing, so it waits for every fault in progress on the mapping: a fault
  * that sleeps with either lock held stalls it, and the process's other
  * mmap writers and faults queue behind it.  Write permission is added and
- * removed in turn; nothing writes through it.
+ * removed in turn, or execute permission when the faults store: a change
+ * of the VMA's flags, or mprotect() would take no VMA lock.
  */
-static void mprotect_loop(struct worker *w, char *map)
+static void mprotect_loop(struct worker *w, char *map, bool store)
 {
+	int prot = PROT_READ | (store ? PROT_WRITE : 0);
+	int toggle = store ? PROT_EXEC : PROT_WRITE;
 	uint64_t len = w->run->o.size, t0;
-	bool writable = false;
+	bool on = false;
 
 	while (rl_running(w)) {
-		writable = !writable;
+		on = !on;
 		t0 = rl_now();
-		if (mprotect(map, len, PROT_READ | (writable ? PROT_WRITE : 0))) {
+		if (mprotect(map, len, prot | (on ? toggle : 0))) {
 			rl_fail(w->run, "mprotect of the fault mapping: %s",
 				strerror(errno));
 			return;
@@ -481,13 +499,13 @@ static void dio_thread(struct worker *w)
 	const struct dio_opts *d = r->wopts;
 
 	if (w->id >= r->o.threads + d->fault_threads + d->buffered_threads) {
-		mprotect_loop(w, r->priv);
+		mprotect_loop(w, r->priv, d->fault_write);
 	} else if (w->id >= r->o.threads + d->fault_threads) {
 		while (rl_running(w))
 			buffered_read_one(w);
 	} else if (w->id >= r->o.threads) {
 		while (rl_running(w))
-			fault_read_one(w, r->priv);
+			fault_one(w, r->priv, d->fault_write);
 	} else if (d->engine == ENGINE_URING)
 		dio_thread_uring(w);
 	else
@@ -514,8 +532,9 @@ static int dio_setup(struct rl_run *r)
 			return ret;
 	}
 	if (d->fault_threads) {
-		r->priv = mmap(NULL, r->o.size, PROT_READ, MAP_SHARED,
-			       r->t.fd, 0);
+		r->priv = mmap(NULL, r->o.size,
+			       PROT_READ | (d->fault_write ? PROT_WRITE : 0),
+			       MAP_SHARED, r->t.fd, 0);
 		if (r->priv == MAP_FAILED) {
 			fprintf(stderr, "rlwork dio: mmap %s: %s\n", r->t.path,
 				strerror(errno));
@@ -573,7 +592,8 @@ WORKLOAD(wl_dio) = {
 "--mprotect-threads time mprotect() calls on the fault threads' mapping:\n"
 "each waits for the faults in progress, so its latency shows a fault that\n"
 "sleeps holding the mmap or VMA lock (--fault-random keeps read-around,\n"
-"which drops those locks for its I/O, out of the way).\n"
+"which drops those locks for its I/O, out of the way; --fault-write makes\n"
+"every fault a write fault, through the filesystem's ->page_mkwrite).\n"
 "--nowait issues each sync IO with RWF_NOWAIT first (counted in\n"
 "nowait_again when the kernel declines part or all of it); with --bs of\n"
 "several MiB an IO is several bios, so the kernel can give up after the\n"

@@ -11,7 +11,7 @@
 . "$(dirname "$0")/../lib/debug-poll.sh"
 . "$(dirname "$0")/../lib/debug-mmlock.sh"
 strategies="rwsem-range bitmap adaptive listlock"
-plan $(( $(wc -w <<<"$strategies") * 24 ))
+plan $(( $(wc -w <<<"$strategies") * 26 ))
 
 for v in $strategies; do
 	run runners/run bench --kernel "$v" --debug --matrix debug --baseline none --name "debug-$v"
