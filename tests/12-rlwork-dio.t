@@ -5,7 +5,7 @@
 need_rlwork
 command -v jq >/dev/null || { echo "1..0 # skip jq not installed"; exit 0; }
 scratch_dir
-plan 31
+plan 33
 
 mnt=
 # shellcheck disable=SC2317  # run from the EXIT trap
@@ -109,6 +109,15 @@ jq_ok "... write faults and mprotect timed beside the direct writes" "$j" \
 	'([.ops[].name] == ["write", "fault", "mprotect"]) and
 	 .ops[1].count > 0 and .ops[2].count > 0 and .ops[0].count > 0 and
 	 .params["fault-write"] == true'
+# io_uring IOs whose submitter reads a page of each one's range through
+# the page cache before reaping it; the IOs' own data still verified
+run_split "$RLWORK" dio --file "$dir/dio.dat" --size 1m --bs 16k --rw rw \
+	--engine io_uring --iodepth 4 --touch-inflight --verify \
+	--runtime 0.5 --ramp 0 --json "$j"
+ok $rc "dio --engine io_uring --touch-inflight: exit 0"
+jq_ok "... reads and writes done and verified" "$j" \
+	'.ops[0].count > 0 and .ops[1].count > 0 and .verify.errors == 0 and
+	 .params["touch-inflight"] == true'
 
 # --split-pages on an ext4 of 1 KiB blocks (a loop mount: root only)
 if [ "$(id -u)" = 0 ] && command -v mkfs.ext4 >/dev/null &&

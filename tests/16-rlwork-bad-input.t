@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 need_rlwork
 scratch_dir
-plan 36
+plan 37
 
 mnt=""
 # shellcheck disable=SC2317  # run from the EXIT trap
@@ -78,6 +78,8 @@ expect_bad "--fault-write without fault threads" "--fault-write acts on the faul
 expect_bad "--fault-write with --verify: says why it cannot be verified" \
 	"--fault-write cannot be verified (a page stored to through a mapping and written directly at once holds either's data): drop --verify" \
 	"$RLWORK" dio --fault-threads 1 --fault-write --verify --file "$dir/f" "${short[@]}"
+expect_bad "--touch-inflight with sync IO" "--touch-inflight needs --engine=io_uring" \
+	"$RLWORK" dio --touch-inflight --file "$dir/f" "${short[@]}"
 expect_bad "--split-pages with --sparse" "--split-pages moves data blocks and --sparse leaves holes" \
 	"$RLWORK" dio --split-pages --sparse --file "$dir/f" "${short[@]}"
 if [ "$(stat -f -c %S "$dir")" -ge 4096 ]; then

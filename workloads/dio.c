@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * dio: O_DIRECT pread/pwrite on one file. Under the range-lock strategies
- * every direct-IO bio takes the range it covers, so the layouts decide how
- * much the threads' ranges overlap.
+ * dio: O_DIRECT pread/pwrite on one file, with page-cache readers (faults,
+ * buffered reads) and mmap lock writers (mprotect) of the same pages
+ * beside them.  Direct IO takes no range on any strategy of the series;
+ * the readers are what would wait if it did.
  *
  * The IO path is split into "pick the next IO", "issue it", "complete it",
  * shared by the engines: sync (one pread/pwrite at a time) and io_uring
- * (--iodepth IOs in flight per thread, completions reaped as they come).
+ * (dio-uring.c: --iodepth IOs in flight per thread, completions reaped as
+ * they come).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,31 +24,12 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "dio.h"
 #include "iopat.h"
 #include "oracle.h"
 #include "rlwork.h"
 
-struct dio_opts {
-	struct iopat_opts io;
-	unsigned int engine;
-	uint64_t iodepth;
-	uint64_t fault_threads;
-	uint64_t buffered_threads;
-	uint64_t mprotect_threads;
-	bool fault_random;
-	bool fault_write;
-	bool sparse;
-	bool nowait;
-	bool iopoll;
-	bool force_async;
-	bool split_pages;
-	uint64_t buf_offset;
-};
 
-enum { ENGINE_SYNC, ENGINE_URING };
-
-enum { OP_READ, OP_WRITE, OP_FAULT, OP_BREAD, OP_MPROTECT };
-enum { C_SHORT, C_NOWAIT_AGAIN };
 
 static const char *const engine_choices[] = { "sync", "io_uring", NULL };
 
@@ -89,6 +72,9 @@ static const struct opt_def dio_opts[] = {
 	{ .name = "iopoll", .type = OPT_BOOL, .off = O(iopoll), .def = "no",
 	  NORANGE,
 	  .help = "io_uring: IORING_SETUP_IOPOLL (fio's hipri): bios go to the device's poll queues and complete only when this thread polls for them" },
+	{ .name = "touch-inflight", .type = OPT_BOOL, .off = O(touch_inflight), .def = "no",
+	  NORANGE,
+	  .help = "io_uring: after submitting, read the first page of each new IO's range through the page cache before reaping: a kernel that holds a polled IO's range until its submitter polls sleeps there" },
 	{ .name = "force-async", .type = OPT_BOOL, .off = O(force_async), .def = "no",
 	  NORANGE,
 	  .help = "io_uring: issue every IO with IOSQE_ASYNC (fio's force_async), from an io-wq worker that may block, instead of trying IOCB_NOWAIT inline first" },
@@ -105,15 +91,6 @@ static const struct counter_decl dio_counters[] = {
 	{ NULL, NULL, 0 },
 };
 
-/* one IO, as an async engine would carry it from submission to completion */
-struct dio_io {
-	uint64_t off;
-	bool write;
-	uint64_t gen;
-	uint64_t t0;
-	void *buf;
-	struct oracle_read *rd;	/* the read's oracle snapshot */
-};
 
 static int dio_check(struct rl_run *r, char *err, size_t len)
 {
@@ -132,6 +109,9 @@ static int dio_check(struct rl_run *r, char *err, size_t len)
 	if (d->force_async && d->engine != ENGINE_URING)
 		return snprintf(err, len,
 				"--force-async needs --engine=io_uring (IOSQE_ASYNC is an io_uring flag)"), -1;
+	if (d->touch_inflight && d->engine != ENGINE_URING)
+		return snprintf(err, len,
+				"--touch-inflight needs --engine=io_uring (sync IO is never in flight when its thread reads)"), -1;
 	if (d->iopoll && d->engine != ENGINE_URING)
 		return snprintf(err, len,
 				"--iopoll needs --engine=io_uring (IORING_SETUP_IOPOLL is a ring's setting)"), -1;
@@ -170,7 +150,7 @@ static unsigned int dio_unused_ops(const struct rl_run *r)
 	return off;
 }
 
-static void dio_prepare(struct worker *w, struct dio_io *io)
+void dio_prepare(struct worker *w, struct dio_io *io)
 {
 	struct oracle *o = w->run->oracle;
 	uint64_t bs = w->run->o.bs;
@@ -186,7 +166,7 @@ static void dio_prepare(struct worker *w, struct dio_io *io)
 	}
 }
 
-static void dio_complete(struct worker *w, struct dio_io *io, ssize_t ret)
+void dio_complete(struct worker *w, struct dio_io *io, ssize_t ret)
 {
 	struct rl_run *r = w->run;
 	uint64_t bs = r->o.bs;
@@ -338,161 +318,6 @@ static void buffered_read_one(struct worker *w)
 		oracle_read_end(r->oracle, w->rd, w->buf, ret, "buffered read");
 }
 
-/* ---- io_uring: --iodepth IOs in flight per thread ---- */
-
-struct uring_thread {
-	struct io_uring ring;
-	struct dio_io *ios;
-	struct dio_io **free;
-	unsigned int nfree;
-	unsigned int inflight;
-};
-
-/*
- * A verified write locks its pages until it completes; this thread may hold
- * some of them for IOs still in flight, so it must not wait for a lock:
- * try a few other offsets, then let completions free some.
- */
-static bool uring_pick(struct worker *w, struct iopat *p, struct dio_io *io,
-		       bool can_wait)
-{
-	struct oracle *o = w->run->oracle;
-	uint64_t n = w->run->o.bs / RL_PAGE;
-	int tries;
-
-	for (tries = 0; tries < 8; tries++) {
-		io->off = iopat_next(p, w);
-		io->write = iopat_is_write(p, w);
-		if (!o || !io->write)
-			break;
-		if (can_wait) {
-			io->gen = oracle_write_begin(o, io->off / RL_PAGE, n);
-		} else if (!oracle_write_trybegin(o, io->off / RL_PAGE, n,
-						  &io->gen)) {
-			continue;
-		}
-		oracle_fill(o, io->buf, io->off / RL_PAGE, n, io->gen);
-		return true;
-	}
-	if (tries == 8)
-		return false;
-	if (o)
-		oracle_read_begin(o, io->rd, io->off / RL_PAGE, n);
-	return true;
-}
-
-static void uring_reap(struct worker *w, struct uring_thread *u)
-{
-	struct io_uring_cqe *cqe;
-	struct dio_io *io;
-	unsigned int head, n = 0;
-
-	io_uring_for_each_cqe(&u->ring, head, cqe) {
-		io = io_uring_cqe_get_data(cqe);
-		errno = cqe->res < 0 ? -cqe->res : 0;
-		dio_complete(w, io, cqe->res < 0 ? -1 : cqe->res);
-		u->free[u->nfree++] = io;
-		n++;
-	}
-	io_uring_cq_advance(&u->ring, n);
-	u->inflight -= n;
-}
-
-static void uring_fill(struct worker *w, struct uring_thread *u,
-		       struct iopat *p)
-{
-	const struct dio_opts *d = w->run->wopts;
-	int fd = w->dfd;
-	size_t bs = w->run->o.bs;
-	struct io_uring_sqe *sqe;
-	struct dio_io *io;
-
-	while (u->nfree && rl_running(w)) {
-		io = u->free[u->nfree - 1];
-		if (!uring_pick(w, p, io, !u->inflight))
-			return;
-		u->nfree--;
-		sqe = io_uring_get_sqe(&u->ring);
-		if (io->write)
-			io_uring_prep_write(sqe, fd, io->buf, bs, io->off);
-		else
-			io_uring_prep_read(sqe, fd, io->buf, bs, io->off);
-		io_uring_sqe_set_data(sqe, io);
-		if (d->force_async)
-			io_uring_sqe_set_flags(sqe, IOSQE_ASYNC);
-		io->t0 = rl_now();
-		u->inflight++;
-	}
-}
-
-static int uring_init(struct worker *w, struct uring_thread *u,
-		      unsigned int depth)
-{
-	const struct rl_run *r = w->run;
-	const struct dio_opts *d = r->wopts;
-	unsigned int i, poll = d->iopoll ? IORING_SETUP_IOPOLL : 0;
-	int ret;
-
-	/*
-	 * One thread submits and reaps: completion work can wait until it
-	 * asks for events instead of interrupting it (what fio does too).
-	 * Kernels before 6.1 refuse the flags: fall back to none.
-	 */
-	ret = io_uring_queue_init(depth, &u->ring, IORING_SETUP_COOP_TASKRUN |
-				  IORING_SETUP_SINGLE_ISSUER |
-				  IORING_SETUP_DEFER_TASKRUN | poll);
-	if (ret == -EINVAL)
-		ret = io_uring_queue_init(depth, &u->ring, poll);
-	if (ret)
-		return ret;
-	u->ios = calloc(depth, sizeof(*u->ios));
-	u->free = calloc(depth, sizeof(*u->free));
-	if (!u->ios || !u->free)
-		return -ENOMEM;
-	for (i = 0; i < depth; i++) {
-		if (posix_memalign(&u->ios[i].buf, RL_PAGE, r->bufsize))
-			return -ENOMEM;
-		u->ios[i].buf = (char *)u->ios[i].buf + d->buf_offset;
-		/* the tagged pattern the harness put in the thread's buffer */
-		memcpy(u->ios[i].buf, w->buf, r->o.bs);
-		if (r->oracle &&
-		    !(u->ios[i].rd = oracle_read_new(r->o.bs / RL_PAGE)))
-			return -ENOMEM;
-		u->free[u->nfree++] = &u->ios[i];
-	}
-	return 0;
-}
-
-static void dio_thread_uring(struct worker *w)
-{
-	const struct dio_opts *d = w->run->wopts;
-	struct uring_thread u = { .nfree = 0 };
-	struct iopat p;
-	int ret;
-
-	ret = uring_init(w, &u, d->iodepth);
-	if (ret) {
-		rl_fail(w->run, "io_uring setup: %s", rl_strerror(-ret, RLIMIT_MEMLOCK, NULL));
-		return;
-	}
-	iopat_init(&p, w, &d->io);
-	while (rl_running(w)) {
-		uring_fill(w, &u, &p);
-		ret = io_uring_submit_and_wait(&u.ring, 1);
-		if (ret < 0 && ret != -EINTR) {
-			rl_fail(w->run, "io_uring submit: %s", strerror(-ret));
-			break;
-		}
-		uring_reap(w, &u);
-	}
-	/* every IO in flight completes: verified writes hold page locks */
-	while (u.inflight) {
-		io_uring_submit_and_wait(&u.ring, 1);
-		uring_reap(w, &u);
-	}
-	io_uring_queue_exit(&u.ring);
-}
-
 static void dio_thread(struct worker *w)
 {
 	const struct rl_run *r = w->run;
@@ -605,7 +430,9 @@ WORKLOAD(wl_dio) = {
 "a bio completes only when the submitting thread polls, so a kernel in which\n"
 "one bio of an IO waits for another of the same IO hangs there.\n"
 "--force-async issues every io_uring IO from an io-wq worker, where it may\n"
-"block, instead of trying IOCB_NOWAIT inline first.",
+"block, instead of trying IOCB_NOWAIT inline first.  --touch-inflight reads\n"
+"a page of each IO's range through the page cache between submitting and\n"
+"reaping it: with --iopoll nothing completes the IO meanwhile.",
 	.opts = dio_opts,
 	.opts_size = sizeof(struct dio_opts),
 	.ops = dio_ops,

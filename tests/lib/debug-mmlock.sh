@@ -22,7 +22,7 @@ debug_mmlock_checks() {
 	res=("$rd/$v"/*.result.json)
 	failed=$(jq -r 'select(.status != "ok") | .env.point + ": " + .error' "${res[@]}")
 	is "$RC:${#res[@]}:$failed:$(jq -s 'map(.verify.errors // 0) | add' "${res[@]}")" \
-		"0:$(runners/matrix configs/debug-mmlock.matrix | grep -c '^point '):0" \
+		"0:$(runners/matrix configs/debug-mmlock.matrix | grep -c '^point ')::0" \
 		"faults and mprotect against slow direct write completions: every point passed, no data errors"
 	delay_ns=$(( $(sed -n 's|^debugfs mapping_lock/dio_end_delay_us \([0-9]*\)$|\1|p' configs/debug-mmlock.matrix) * 1000 ))
 	grep -q "debugfs mapping_lock/dio_end_delay_us = $((delay_ns / 1000))" "$rd/$v"/console-boot*.log
