@@ -72,7 +72,7 @@ help:
 	@echo '  bisect           KSRC= GOOD= BAD= POINT= METRIC= [VARIANT=] [MODE=cost]: the'
 	@echo '                   commit that moved METRIC of POINT (git bisect run)'
 	@echo '  test-nightly     the slow checks: two real nights and a real bisection'
-	@echo '  test-kernels     kernel tests beyond CI: debug guests of the other range strategies (tests/slow)'
+	@echo '  test-kernels     kernel tests beyond CI: debug guests of the other safe variants (tests/slow)'
 	@echo '  lava-jobs        LAVA job definitions of MATRIX on KERNEL (one per boot), validated'
 	@echo '                   with lava-run; prints the job files (DEVICE_TYPE=, KERNEL_URL=)'
 	@echo '  lava-submit      JOBS=<job dir|files> [LAVA=<lavacli identity>]: submit, wait, collect'

@@ -8,7 +8,7 @@
 # the device timeout.  Then faults against direct writes whose completion
 # is widened to 200 ms (configs/debug-mmlock.matrix): no fault may wait
 # for a direct write, and mprotect() of the faulted mapping must not
-# stall.  tests/slow/98 runs the same on the other range strategies.
+# stall.  tests/slow/98 runs the same on the other safe variants.
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/debug-matrix.sh"
 . "$(dirname "$0")/lib/debug-poll.sh"

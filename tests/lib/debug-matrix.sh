@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # The checks of a configs/debug.matrix run on a DEBUG=1 kernel, shared by
-# tests/93 (rangelock) and tests/slow/98 (the other range strategies):
+# tests/93 (rangelock) and tests/slow/98 (the other safe variants):
 # call after `run runners/run bench --kernel V --debug --matrix debug ...`
 # with the variant; sixteen tests.
 #

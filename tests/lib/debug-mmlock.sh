@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # The checks of a configs/debug-mmlock.matrix run on a DEBUG=1 kernel,
-# shared by tests/93 (rangelock) and tests/slow/98 (the other range
-# strategies): call after `run make ... MATRIX=debug-mmlock ...` with the
+# shared by tests/93 (rangelock) and tests/slow/98 (the other safe
+# variants): call after `run make ... MATRIX=debug-mmlock ...` with the
 # variant; six tests (two a point).
 #
 # No strategy takes the invalidate lock in direct IO, so the faults must

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # The checks of a configs/debug-poll.matrix run on a DEBUG=1 kernel,
-# shared by tests/93 (rangelock) and tests/slow/98 (the other range
-# strategies): call after `run make ... MATRIX=debug-poll ...` with the
+# shared by tests/93 (rangelock) and tests/slow/98 (the other safe
+# variants): call after `run make ... MATRIX=debug-poll ...` with the
 # variant; four tests.
 debug_poll_checks() {
 	local v=$1 rd failed split res
