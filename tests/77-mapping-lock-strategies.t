@@ -19,7 +19,7 @@ patches=$(grep -l -e '^+++ b/include/linux/mapping_lock_types\.h' \
 	-e '^Subject: .*users of the invalidate lock include' kernels/patches/*.patch)
 [ "$(wc -w <<<"$patches")" = 2 ] || bail_out "expected the two patches of the newer strategies, got: $patches"
 newer="bitmap adaptive listlock"
-plan 12
+plan 13
 
 # Kconfig's strategies: MAPPING_LOCK_<X> entries of the choice.
 choices=$(sed -n '/^choice$/,/^endchoice$/p' "$ksrc/mm/Kconfig" |
@@ -114,4 +114,26 @@ for v in $newer; do
 	fi
 done
 is "${bad[*]}" "" "the lock's users compile with W=1, without a warning, under $newer"
+
+# Kconfig's select ignores "depends on": a symbol that selects a file
+# system only the whole-file lock serves (xfs, btrfs and ntfs3 depend on
+# MAPPING_LOCK_RWSEM, 0006) would build it under any strategy, against a
+# struct address_space without the rw_semaphore.  With both such
+# selectors on, no variant without the rwsem may warn of an unmet
+# dependency or end with one of those file systems.
+printf 'CONFIG_%s\n' MODULES=y BLOCK=y NET=y INET=y NETDEVICES=y NET_CORE=y \
+	RUNTIME_TESTING_MENU=y TEST_KMOD=m NTFS_FS=m >"$tmp/selectors.config"
+bad=()
+for v in $(sed -e 's/#.*//' -e '/^\s*$/d' kernels/variants | awk '{print $1}'); do
+	mapfile -t frags < <(kernels/build --resolve "$v" | sed -n 's/^fragment /kernels\//p')
+	grep -qx CONFIG_MAPPING_LOCK_RWSEM=y "${frags[@]}" && continue
+	o=$tmp/kconfig-$v
+	make -s -C "$ksrc" O="$o" ARCH=x86_64 tinyconfig >/dev/null 2>&1
+	"$ksrc/scripts/kconfig/merge_config.sh" -m -O "$o" "$o/.config" "${frags[@]}" \
+		"$tmp/selectors.config" >/dev/null 2>&1
+	out=$(make -s -C "$ksrc" O="$o" ARCH=x86_64 olddefconfig 2>&1 | grep -A1 'unmet direct dependencies'
+	      grep -E '^CONFIG_(XFS|BTRFS|NTFS3)_FS=' "$o/.config")
+	[ -z "$out" ] || { bad+=("$v"); printf '%s: %s\n' "$v" "$out" | diag; }
+done
+is "${bad[*]}" "" "TEST_KMOD and NTFS_FS select no file system that needs the whole-file lock"
 done_testing
