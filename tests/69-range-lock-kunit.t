@@ -40,9 +40,9 @@ missing=$(for s in $suites; do
 	u=${s^^}
 	grep -qx "CONFIG_RANGE_LOCK_${u}_KUNIT_TEST=y" kernels/configs/debug.config || echo "$u"
 	grep -q "\.name = \"range_lock_$s\"" "$ksrc/lib/range_lock_${s}_kunit.c" || echo "suite name range_lock_$s"
-	grep -q "range_lock_$s" tests/93-debug-rangelock.t || echo "tests/93: range_lock_$s"
+	grep -q "range_lock_$s" tests/lib/debug-matrix.sh || echo "tests/lib/debug-matrix.sh: range_lock_$s"
 done)
-is "$missing" "" "the debug fragment runs every suite, and tests/93 reads each by its name"
+is "$missing" "" "the debug fragment runs every suite, and tests/93 and 98 read each by its name"
 
 # W=1 against the patched tree, with the fragments of a debug range kernel
 # (lockdep on): a tinyconfig, the fragments merged, only these objects.
