@@ -124,7 +124,7 @@ is "${bad[*]}" "" "the lock's users compile with W=1, without a warning, under $
 printf 'CONFIG_%s\n' MODULES=y BLOCK=y NET=y INET=y NETDEVICES=y NET_CORE=y \
 	RUNTIME_TESTING_MENU=y TEST_KMOD=m NTFS_FS=m >"$tmp/selectors.config"
 bad=()
-for v in $(sed -e 's/#.*//' -e '/^\s*$/d' kernels/variants | awk '{print $1}'); do
+while read -r v; do
 	mapfile -t frags < <(kernels/build --resolve "$v" | sed -n 's/^fragment /kernels\//p')
 	grep -qx CONFIG_MAPPING_LOCK_RWSEM=y "${frags[@]}" && continue
 	o=$tmp/kconfig-$v
@@ -134,6 +134,6 @@ for v in $(sed -e 's/#.*//' -e '/^\s*$/d' kernels/variants | awk '{print $1}'); 
 	out=$(make -s -C "$ksrc" O="$o" ARCH=x86_64 olddefconfig 2>&1 | grep -A1 'unmet direct dependencies'
 	      grep -E '^CONFIG_(XFS|BTRFS|NTFS3)_FS=' "$o/.config")
 	[ -z "$out" ] || { bad+=("$v"); printf '%s: %s\n' "$v" "$out" | diag; }
-done
+done < <(sed -e 's/#.*//' -e '/^\s*$/d' kernels/variants | awk '{print $1}')
 is "${bad[*]}" "" "TEST_KMOD and NTFS_FS select no file system that needs the whole-file lock"
 done_testing
