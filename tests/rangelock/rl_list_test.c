@@ -348,13 +348,19 @@ static void test_fairness(void)
 	tap_ok(ok && idle(),
 	       "a waiting writer is pending: later overlapping readers wait, disjoint ones do not");
 
-	/* Only one writer is pending: a second one does not hold readers. */
+	/*
+	 * Only one writer is pending: a second one does not hold readers.
+	 * Each reader holds before its writer starts: a thread that has
+	 * only been started may enter the lock after the next one.
+	 */
 	r1 = start(R, 0, 9);
+	ok = held(r1);
 	w = start(W, 5, 5);
-	ok = held(r1) && blocked(w);
+	ok = ok && blocked(w);
 	r2 = start(R, 20, 29);
+	ok = ok && held(r2);
 	w2 = start(W, 25, 25);
-	ok = ok && held(r2) && blocked(w2);
+	ok = ok && blocked(w2);
 	r3 = start(R, 22, 22);
 	ok = ok && held_at_once(r3);
 	release_finish(r1);
