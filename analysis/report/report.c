@@ -14,6 +14,7 @@
 #define LABEL_W	TABLE_LABEL_W
 #define CELL_W	TABLE_CELL_W
 #define COLS	3		/* variants per table: 19 + 3 * 20 < 80 */
+#define LINE_W	80
 
 /* "label: workload params" folded under 80 columns at blanks. */
 void put_point_line(FILE *f, const struct point *p)
@@ -78,7 +79,7 @@ static void cell(FILE *f, const struct cell *g, int mi,
 enum { ROW_CV, ROW_MDE, ROW_VERDICT };
 
 static void row_extra(FILE *f, const struct gated_run *x, int pt, const int *o,
-		      int n, int mi, int what)
+		      int n, int lw, int mi, int what)
 {
 	static const char *const lab[] = { "  CoeffVar", "  MDE",
 					   "  Verdict" };
@@ -87,7 +88,7 @@ static void row_extra(FILE *f, const struct gated_run *x, int pt, const int *o,
 	char buf[32];
 	int i;
 
-	fprintf(f, "%-*s", LABEL_W, lab[what]);
+	fprintf(f, "%-*s", lw, lab[what]);
 	for (i = 0; i < n; i++) {
 		g = run_cell(x->r, pt, o[i]);
 		it = g ? gate_find(x->it, x->nit, g, mi) : NULL;
@@ -122,39 +123,64 @@ static void row_extra(FILE *f, const struct gated_run *x, int pt, const int *o,
 	fputc('\n', f);
 }
 
+/*
+ * The label column of a point's tables: as wide as its longest metric's
+ * label ("p99.9 wide_truncate us"), never cut, and at least LABEL_W so
+ * that most points' tables line up with the summary rows below them.
+ */
+static int label_width(const struct point *p)
+{
+	char lab[64];
+	int mi, w = LABEL_W - 1;
+
+	for (mi = 0; mi < p->ndefs; mi++) {
+		int l = strlen(metric_label(&p->defs[mi], lab, sizeof(lab)));
+
+		w = l > w ? l : w;
+	}
+	return w + 1;
+}
+
+/* Variants per table, the baseline's column included, under LINE_W. */
+static int table_columns(int lw)
+{
+	int c = (LINE_W - 1 - lw) / CELL_W;
+
+	return c < 2 ? 2 : c > COLS ? COLS : c;
+}
+
 static void table(FILE *f, const struct gated_run *x, int pt, const int *o,
 		  int n)
 {
 	const struct run *r = x->r;
 	const struct point *p = r->points[pt];
 	const struct cell *g;
+	int i, mi, fam, lw = label_width(p);
 	char lab[64];
-	int i, mi, fam;
 
-	fprintf(f, "%-*s", LABEL_W, "");
+	fprintf(f, "%-*s", lw, "");
 	for (i = 0; i < n; i++)
 		fprintf(f, "%*s  ", CELL_W - 2, r->variants[o[i]]);
 	fputc('\n', f);
 	for (mi = 0; mi < p->ndefs; mi++) {
 		metric_label(&p->defs[mi], lab, sizeof(lab));
-		lab[LABEL_W - 1] = 0;
-		fprintf(f, "%-*s", LABEL_W, lab);
+		fprintf(f, "%-*s", lw, lab);
 		for (i = 0; i < n; i++) {
 			g = run_cell(r, pt, o[i]);
 			cell(f, g, mi, g && o[i] != x->base ?
 			     gate_find(x->it, x->nit, g, mi) : NULL);
 		}
 		fputc('\n', f);
-		row_extra(f, x, pt, o, n, mi, ROW_CV);
+		row_extra(f, x, pt, o, n, lw, mi, ROW_CV);
 		if (r->nvariants < 2)
 			continue;
-		row_extra(f, x, pt, o, n, mi, ROW_MDE);
+		row_extra(f, x, pt, o, n, lw, mi, ROW_MDE);
 		fam = metric_family(p, mi);
 		if (fam != FAM_OTHER)
-			row_extra(f, x, pt, o, n, mi, ROW_VERDICT);
+			row_extra(f, x, pt, o, n, lw, mi, ROW_VERDICT);
 	}
 	if (!strcmp(p->mode, "time"))
-		report_waits_rows(f, x, pt, o, n);
+		report_waits_rows(f, x, pt, o, n, lw);
 }
 
 /* time-mode points where a primary metric is INCONCLUSIVE, each once */
@@ -351,7 +377,7 @@ static void tables(FILE *f, const struct gated_run *x)
 	static const char *const modes[] = { "time", "cost" };
 	const struct run *r = x->r;
 	int *o = variant_order(r, x->base);
-	int pt, c, md, seen;
+	int pt, c, cols, md, seen;
 
 	header(f, x);
 	for (md = 0; md < 2; md++) {
@@ -375,13 +401,14 @@ static void tables(FILE *f, const struct gated_run *x)
 					"latencies");
 			fputc('\n', f);
 			put_point_line(f, p);
+			cols = table_columns(label_width(p));
 			for (c = 1; c < r->nvariants || c == 1;
-			     c += COLS - 1) {
+			     c += cols - 1) {
 				int sub[COLS], n = 1, k;
 
 				/* every table starts with the baseline */
 				sub[0] = o[0];
-				for (k = c; k < r->nvariants && n < COLS; k++)
+				for (k = c; k < r->nvariants && n < cols; k++)
 					sub[n++] = o[k];
 				if (c > 1)
 					fputc('\n', f);

@@ -29,8 +29,9 @@ void report_wide_text(FILE *f, const struct run *r, int pt, const int *o);
 
 /* ---- waits.c: the lock waits beside the rates, per point ---- */
 
+/* lw: the label column's width, that of the point's other rows */
 void report_waits_rows(FILE *f, const struct gated_run *x, int pt,
-		       const int *o, int n);
+		       const int *o, int n, int lw);
 /* the same, as report.html's table in the point's section */
 void report_waits_html(FILE *f, const struct gated_run *x, int pt);
 /* v with prec decimals, "-" for NAN */

@@ -52,7 +52,7 @@ static double waits_value(const struct cell_waits *w, int what)
 }
 
 void report_waits_rows(FILE *f, const struct gated_run *x, int pt,
-		       const int *o, int n)
+		       const int *o, int n, int lw)
 {
 	static const char *const lab[] = { "  contended/boot",
 		"  waited ms/boot", "  mean wait us", "  max wait us" };
@@ -75,14 +75,14 @@ void report_waits_rows(FILE *f, const struct gated_run *x, int pt,
 		/* one op on every side that counted: the waits are its own */
 		snprintf(head, sizeof(head), "Waits %s", role && !several ?
 			 role : "all roles");
-		head[TABLE_LABEL_W - 1] = 0;
-		fprintf(f, "%-*s", TABLE_LABEL_W, head);
+		head[lw - 1] = 0;
+		fprintf(f, "%-*s", lw, head);
 		for (i = 0; i < n; i++)
 			fprintf(f, "%*s  ", TABLE_CELL_W - 2,
 				source_word(run_cell(r, pt, o[i]), w[i]));
 		fputc('\n', f);
 		for (k = W_COUNT; k <= W_MAX; k++) {
-			fprintf(f, "%-*s", TABLE_LABEL_W, lab[k]);
+			fprintf(f, "%-*s", lw, lab[k]);
 			for (i = 0; i < n; i++) {
 				waits_fmt(buf, sizeof(buf),
 					  waits_value(w[i], k), prec[k]);
