@@ -33,6 +33,12 @@ KERNEL_URL ?=
 LAVA      ?=
 JOBS      ?=
 BASE_CONFIG ?=
+
+# DEBUG=1: the debug kernels; kcsan: the same with KCSAN
+ifeq ($(filter 0 1 kcsan,$(DEBUG)),)
+$(error DEBUG='$(DEBUG)' is not one of 0, 1, kcsan)
+endif
+DEBUG_ARGS = $(if $(filter 1,$(DEBUG)),--debug,$(if $(filter kcsan,$(DEBUG)),--debug --kcsan))
 ifneq ($(KSRC),)
 export KSRC
 endif
@@ -89,7 +95,7 @@ help:
 	@echo '  MATRIX=$(MATRIX)   configs/<name>.matrix, one of (runners/matrix --list):'
 	@list=$$(runners/matrix --list) && printf '%s\n' "$$list" | sed 's/^/    /'
 	@echo '  ACCEL=$(ACCEL)     auto|kvm|tcg (auto tries KVM, falls back to TCG)'
-	@echo '  DEBUG=$(DEBUG)     1: lockdep/hung-task debug kernels'
+	@echo '  DEBUG=$(DEBUG)     1: lockdep/hung-task debug kernels; kcsan: the same with KCSAN'
 	@echo '  RESUME=<run dir>   finish an interrupted run'
 	@echo '  RUN=<run dir>      for report and rerun'
 	@echo '  BASELINE=$(BASELINE)  variant (report) or run dir (regress); for bench: the variant'
@@ -127,13 +133,13 @@ all: setup
 	@for d in $(SUBDIRS); do $(MAKE) --no-print-directory -C $$d all || exit 2; done
 
 kernels: setup
-	@$(if $(and $(filter 1,$(DEB)),$(BASE_CONFIG)),:,runners/run kernels --kernel $(KERNEL) $(if $(filter 1,$(DEBUG)),--debug))
-	@$(if $(filter 1,$(DEB)),kernels/package $(KERNEL) $(if $(filter 1,$(DEBUG)),--debug) \
+	@$(if $(and $(filter 1,$(DEB)),$(BASE_CONFIG)),:,runners/run kernels --kernel $(KERNEL) $(DEBUG_ARGS))
+	@$(if $(filter 1,$(DEB)),kernels/package $(KERNEL) $(DEBUG_ARGS) \
 		$(if $(BASE_CONFIG),--base-config $(BASE_CONFIG)))
 
 bench: all
 	@runners/run bench --kernel $(KERNEL) --matrix $(MATRIX) --accel $(ACCEL) \
-		$(if $(filter 1,$(DEBUG)),--debug) $(if $(RESUME),--resume $(RESUME)) \
+		$(DEBUG_ARGS) $(if $(RESUME),--resume $(RESUME)) \
 		$(if $(SCRATCH),--scratch $(SCRATCH)) $(if $(filter 1,$(FORCE)),--force) \
 		--baseline $(BASELINE) $(if $(MODE),--mode $(MODE)) $(if $(ITERATIONS),--iterations $(ITERATIONS)) \
 		$(if $(BUDGET),--budget $(BUDGET)) $(if $(PROFILE),--profile $(PROFILE)) \

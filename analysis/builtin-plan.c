@@ -21,7 +21,8 @@ static const char usage[] =
 "usage: rlstat plan create --runner qemu --matrix FILE [--kernel K]\n"
 "                          [--variants 'V...'] [--baseline B] [--mode M]\n"
 "                          [--iterations N|auto] [--budget B] [--seed N]\n"
-"                          [--accel A] [--name N] [--debug] [--rerun-of RUN]\n"
+"                          [--accel A] [--name N] [--debug [--kcsan]]\n"
+"                          [--rerun-of RUN]\n"
 "                          [--stats 1|0] [--check]\n"
 "                          [--kvm yes|no [--kvm-why TEXT]]\n"
 "                          [--top DIR] [--results DIR]  < matrix-output\n"
@@ -142,6 +143,7 @@ static int plan_make(int argc, char **argv, bool resume)
 		CLI("--variants", CLI_STRING, &q.variants),
 		CLI("--rerun-of", CLI_STRING, &q.rerun_of),
 		CLI("--debug", CLI_FLAG, &q.debug),
+		CLI("--kcsan", CLI_FLAG, &q.kcsan),
 		CLI("--check", CLI_FLAG, &q.check),
 		CLI("--variant", CLI_STRING, &q.variant),
 		CLI("--strategy", CLI_STRING, &q.strategy),

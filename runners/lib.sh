@@ -12,8 +12,17 @@ log()  { echo "${0##*/}: $*" >&2; }
 # recorded for each.  Lockdep reports start with "WARNING: possible ..." or
 # "WARNING: inconsistent lock state", so they are caught as WARN too but
 # named for what they are first.
+#
+# A KCSAN kernel (DEBUG=kcsan, kernels/configs/kcsan.config) in strict
+# mode reports races all over the kernel: a KCSAN report is a point's
+# failure only when its title names a range lock's or the invalidate
+# lock's function ("BUG: KCSAN: data-race in range_list_unlock /
+# range_list_read_lock"); the others are not the lock's, and no other
+# pattern takes them.
+KCSAN_LOCK_FUNCS='range_|mapping_range_|filemap_invalidate_'
 FAILURE_PATTERNS=(
 	'Kernel panic - not syncing|panic'
+	"BUG: KCSAN: [^ ]+ in (([^ ]+ / )?($KCSAN_LOCK_FUNCS))|kcsan"
 	'WARNING: (possible (circular|recursive) locking|inconsistent lock state|suspicious RCU usage|bad unlock balance|held lock freed)|lockdep'
 	'BUG: (soft|hard)lockup|softlockup'
 	'rcu: INFO: .*detected stall|rcu_stall'
@@ -29,10 +38,16 @@ FAILURE_PATTERNS=(
 # specific failure in FILE, nothing when it is clean.
 classify_log() {
 	local entry re reason line
+	[ -r "$1" ] || return 0
 	for entry in "${FAILURE_PATTERNS[@]}"; do
 		re=${entry%|*}
 		reason=${entry##*|}
-		line=$(grep -a -m1 -E -- "$re" "$1" 2>/dev/null) || continue
+		# every match read to the end (sed, not grep -m1 or head): no
+		# early exit to break the pipe under pipefail
+		line=$({ grep -a -E -- "$re" "$1" 2>/dev/null || true; } |
+			if [ "$reason" = kcsan ]; then cat; else grep -a -v 'BUG: KCSAN: ' || true; fi |
+			sed -n 1p)
+		[ -n "$line" ] || continue
 		printf '%s\t%s\n' "$reason" "$line"
 		return 0
 	done

@@ -7,7 +7,7 @@
 # leaves meta.json as it was); rerun prints what `make rerun` repeats;
 # boot prints a boot's plan lines byte for byte as runners/run's bash did.
 . "$(dirname "$0")/lib/tap.sh"
-plan 46
+plan 50
 make -s -C workloads >/dev/null 2>&1
 make -s -C analysis >/dev/null || exit 2
 R=$TOP/analysis/rlstat
@@ -146,6 +146,18 @@ is "$(xargs <<<"$out")" "bench --kernel rangelock --baseline stock --mode time -
 rd2=$(find "$res" -maxdepth 1 -name '*-debug-cost')
 run_split "$R" plan rerun "$rd2"
 is "$(tail -5 <<<"$out" | xargs)" "--iterations 2 --budget 8m --debug" "a DEBUG run's rerun is DEBUG, with its budget"
+
+# DEBUG=kcsan: the debug kernels with KCSAN, named, recorded and rerun
+create --kernel listlock --variants listlock --baseline none --debug --kcsan
+rdk=$(key run)
+like "$rc:${rdk#"$res"/}:$(key kcsan)" "^0:[0-9]{8}-[0-9]{6}-two-listlock-debug-kcsan:1$" "--kcsan: the run is named -debug-kcsan, its settings say kcsan 1"
+is "$(jq -c '[.debug, .kcsan]' "$rdk/meta.json" 2>/dev/null)" "[true,true]" "meta.json records debug and kcsan"
+run_split "$R" plan rerun "$rdk"
+is "$(tail -2 <<<"$out" | xargs)" "--debug --kcsan" "its rerun is DEBUG=kcsan"
+n=$(ndirs)
+create --kernel listlock --variants listlock --kcsan
+like "$rc:$err:$(ndirs)" "^2:.*--kcsan is a debug run's \(DEBUG=kcsan\): accepted with --debug only:$n$" \
+	"--kcsan without --debug is refused, nothing made"
 
 # ---- boot: the lines of runners/run's plan_for, byte for byte ----
 plan_for() {	# the bash it replaced: VARIANT MODE ITERATION [POINT...]

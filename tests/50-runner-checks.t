@@ -2,7 +2,7 @@
 # The runner's input checks and its console classifier, without booting.
 . "$(dirname "$0")/lib/tap.sh"
 . runners/lib.sh
-plan 19
+plan 25
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -22,6 +22,28 @@ for k in panic lockdep hung_task:hung WARN:warn oops rcu_stall:rcu; do
 	is "$got" "$want" "classify_log names a $want"
 done
 is "$(classify_log "$tmp/clean")" "" "classify_log is silent on a clean log"
+
+# DEBUG=kcsan: a KCSAN report fails a point when it names a lock's
+# function, first or second; one elsewhere in the kernel does not, nor is
+# it taken as a plain BUG; a real BUG beside it still is.
+other='[ 1.0] BUG: KCSAN: data-race in ext4_da_write_end / zap_page_range_single'
+printf '%s\n[ 2.0] BUG: KCSAN: data-race in range_list_unlock / range_list_read_lock\n' "$other" >"$tmp/kcsan"
+printf '%s\n[ 2.0] BUG: KCSAN: data-race in generic_fillattr / filemap_invalidate_lock_shared\n' "$other" >"$tmp/kcsan2"
+printf '%s\n[ 2.0] ok\n' "$other" >"$tmp/kcsan-other"
+printf '%s\n[ 2.0] BUG: unable to handle page fault for address: 0\n' "$other" >"$tmp/kcsan-bug"
+is "$(classify_log "$tmp/kcsan")" $'kcsan\t[ 2.0] BUG: KCSAN: data-race in range_list_unlock / range_list_read_lock' \
+	"a KCSAN report in a range lock's function is a kcsan failure, with its line"
+is "$(classify_log "$tmp/kcsan2" | cut -f1)" kcsan "so is one whose second function is the invalidate lock's"
+is "$(classify_log "$tmp/kcsan-other")" "" "a KCSAN report elsewhere in the kernel is not the point's failure"
+is "$(classify_log "$tmp/kcsan-bug")" $'BUG\t[ 2.0] BUG: unable to handle page fault for address: 0' \
+	"a BUG beside it still is, named by its own line"
+
+# DEBUG is 0, 1 or kcsan: another value stops make before anything runs
+run make -s bench KERNEL=listlock DEBUG=yes
+like "$RC:$OUT" "^2:.*DEBUG='yes' is not one of 0, 1, kcsan" "make bench DEBUG=yes: exit 2, the accepted values named"
+run runners/run kernels --kernel listlock --kcsan
+like "$RC:$OUT" "^2:.*--kcsan is a debug kernel's \(DEBUG=kcsan\): accepted with --debug only" \
+	"runners/run --kcsan without --debug: exit 2"
 
 # Bad matrices are refused with file, line and reason, before any boot.
 make -s -C workloads >/dev/null 2>&1

@@ -7,7 +7,7 @@
 # exit 2 on bad input; a variant with features (KERNEL=stock+<feature>)
 # builds in a directory and release of its own, from its fragments.
 . "$(dirname "$0")/lib/tap.sh"
-plan 34
+plan 36
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -117,7 +117,7 @@ like "$RC:$still:$OUT" "^0:running:.*imutex: up to date" \
 ok "$(! grep -q "waiting for the source tree" <<<"$OUT"; echo $?)" "... without waiting for the source tree"
 
 run kernels/build stock --lockdep
-like "$RC:$OUT" "^2:.*unknown option '--lockdep' \(accepted: --debug, --stats, --xfs\)" "an unknown flavour: exit 2, the accepted ones named"
+like "$RC:$OUT" "^2:.*unknown option '--lockdep' \(accepted: --debug, --kcsan, --stats, --xfs\)" "an unknown flavour: exit 2, the accepted ones named"
 run kernels/build stockk
 like "$RC:$OUT" "^2:.*unknown KERNEL='stockk'; valid: stock imutex" "an unknown variant: exit 2"
 
@@ -165,4 +165,10 @@ ok "$([ ! -e "$tmp/cache/build/imutex+fault-retry" ]; echo $?)" "and nothing was
 run kernels/build --resolve rwsem-range+shared-alloc-dio+fault-retry --debug --stats --xfs
 like "$RC:$OUT" "^2:.*LOCALVERSION -rl-rwsem-range\+shared-alloc-dio\+fault-retry-debug-stats-xfs is 60 characters; accepted: at most 56" \
 	"a release longer than the kernel's 64 characters is refused before kbuild"
+# DEBUG=kcsan: the debug kernel with KCSAN on top, a build of its own
+run kernels/build --resolve listlock --kcsan --debug
+like "$RC:$OUT" $'^0:name listlock-debug-kcsan\n.*\nfragment configs/debug.config\nfragment configs/kcsan.config$' \
+	"--kcsan: its own build directory, kcsan.config after debug.config"
+run kernels/build --resolve listlock --kcsan
+like "$RC:$OUT" "^2:.*--kcsan is a debug kernel's: accepted with --debug only" "--kcsan alone: exit 2"
 done_testing

@@ -59,6 +59,7 @@ rows=(
 	'^make check-race$|slow|release'
 	'^make bench KERNEL=rangelock DEBUG=1 MATRIX=debug-poll BASELINE=none$|test|tests/93-debug-rangelock.t|make --no-print-directory bench KERNEL=rangelock DEBUG=1 MATRIX=debug-poll BASELINE=none'
 	'^make bench KERNEL=rangelock DEBUG=1 MATRIX=debug-mmlock BASELINE=none$|test|tests/93-debug-rangelock.t|make --no-print-directory bench KERNEL=rangelock DEBUG=1 MATRIX=debug-mmlock BASELINE=none'
+	'^make bench KERNEL=listlock DEBUG=kcsan MATRIX=debug BASELINE=none$|slow|release'
 	'^make bench KERNEL=rangelock MODE=cost PROFILE=insn$|slow|release'
 	'^make bench-profile$|slow|release'
 	'^analysis/rlstat profile results/<run> --diff stock$|test|tests/47-insn-profile.t|--diff stock --top 3'

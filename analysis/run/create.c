@@ -88,6 +88,9 @@ static void check_request(const struct plan_req *q)
 	    strcmp(q->stats, "1"))
 		die_input("STATS='%s' is not one of 1 (a stats boot per "
 			  "variant, the default), 0 (none)", q->stats);
+	if (q->kcsan && !q->debug)
+		die_input("--kcsan is a debug run's (DEBUG=kcsan): accepted "
+			  "with --debug only");
 }
 
 /* the first line matching ^\s*device\s+virtio-blk of text, 0 if none */
@@ -161,6 +164,7 @@ void plan_resolve(const struct plan_req *q, json_t *meta,
 	memset(s, 0, sizeof(*s));
 	s->accel = q->accel ? q->accel : "auto";
 	s->debug = q->debug;
+	s->kcsan = q->kcsan;
 	s->baseline = q->baseline ? q->baseline : "stock";
 	s->mode = q->mode;
 	s->iterations = q->iterations && *q->iterations ? q->iterations : NULL;
@@ -186,6 +190,7 @@ void plan_resolve(const struct plan_req *q, json_t *meta,
 		v = json_string_value(json_object_get(meta, "accel_requested"));
 		s->accel = xstrdup(v ? v : "null");
 		s->debug = json_is_true(json_object_get(meta, "debug"));
+		s->kcsan = json_is_true(json_object_get(meta, "kcsan"));
 		/* the vCPUs its cost boots had, whatever the default is now */
 		if (cc && !json_is_null(cc)) {
 			if (!json_is_integer(cc) || json_integer_value(cc) < 1 ||
@@ -278,10 +283,10 @@ void plan_settings_print(FILE *f, const char *dir, const struct plan_set *s)
 		fprintf(f, "budget_s\n");
 	fprintf(f, "seed %ld\naccel %s\ndebug %d\nbaseline %s\nvariants %s\n"
 		"time_device %s\ncost_device %s\ncost_cpus %s\nprofile %s\n"
-		"stats_boot %d\n",
+		"stats_boot %d\nkcsan %d\n",
 		s->seed, s->accel, s->debug, s->baseline, s->variants,
 		s->time_device, s->cost_device, s->cost_cpus, s->profile,
-		s->stats_boot);
+		s->stats_boot, s->kcsan);
 }
 
 static void write_file(const char *path, const char *text)
@@ -337,7 +342,8 @@ static char *default_name(const struct plan_req *q, const struct plan_set *s)
 	m = strcmp(s->requested_mode, "auto") && strcmp(s->requested_mode,
 		"time") ? s->requested_mode : NULL;
 	name = xasprintf("%.*s-%s%s%s%s", (int)n, b, vs,
-			 s->debug ? "-debug" : "", m ? "-" : "", m ? m : "");
+			 s->kcsan ? "-debug-kcsan" : s->debug ? "-debug" : "",
+			 m ? "-" : "", m ? m : "");
 	free(vs);
 	return name;
 }
@@ -409,6 +415,8 @@ static json_t *qemu_meta(const struct plan_req *q, const struct plan_set *s,
 	json_object_set_new(m, "qemu", json_pack("{s:s}", "version", qemu));
 	json_object_set_new(m, "accel_requested", json_string(s->accel));
 	json_object_set_new(m, "debug", json_boolean(s->debug));
+	if (s->kcsan)	/* only where asked: older runs have no such key */
+		json_object_set_new(m, "kcsan", json_true());
 	json_object_set_new(m, "mode", json_string(s->mode));
 	if (s->auto_meta)	/* MODE=auto: why, and each point's mode */
 		json_object_set(m, "auto", s->auto_meta);

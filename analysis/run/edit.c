@@ -182,6 +182,8 @@ void plan_rerun_args(FILE *f, const char *dir, json_t *meta)
 		fprintf(f, "--stats\n%s\n", bu);
 	if (json_is_true(json_object_get(meta, "debug")))
 		fputs("--debug\n", f);
+	if (json_is_true(json_object_get(meta, "kcsan")))
+		fputs("--kcsan\n", f);
 	free(k);
 	free(b);
 	free(m);

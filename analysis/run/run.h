@@ -280,6 +280,7 @@ struct plan_req {
 	const char *stats;	/* STATS=: 1 (default) or 0, no stats boot */
 	const char *kernel, *baseline, *variants, *rerun_of;
 	bool debug;
+	bool kcsan;	/* DEBUG=kcsan: the debug kernels with KCSAN */
 	/* qemu: resolve and check only, make nothing (plan create --check) */
 	bool check;
 	/* bare: the running kernel's variant, its scratch, its binding */
@@ -304,6 +305,7 @@ struct plan_set {
 	int max_iterations, rounds;
 	int cost_rounds;	/* ITERATIONS=auto: 2, a third where they differ */
 	bool debug;
+	bool kcsan;
 	bool stats_boot;	/* one stats boot per variant (plan.c) */
 	const char *stats_why;	/* why it has one, or none */
 };
