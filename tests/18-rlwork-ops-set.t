@@ -33,7 +33,7 @@ cases=(
 	"truncate,extend,read,dio_read|truncate-storm --roles dio,read"
 	"truncate,extend,fault|truncate-storm --roles fault --write-pct 0"
 )
-plan $(( ${#cases[@]} + 3 ))
+plan $(( ${#cases[@]} + 7 ))
 
 trap 'rm -rf "$dir"' EXIT
 j=$dir/r.json
@@ -76,5 +76,23 @@ run_split "$RLWORK" mmap-punch --file "$dir/w.dat" --size 8m --runtime 0.3 --ram
 ok $? "two iterations of a point, 0.01 s and 0.3 s, report the same metrics"
 jq -e '[.ops[].name] == ["fault", "punch", "refill"]' "$j" >/dev/null
 ok $? "... including refill, however many refills ran"
+
+# --primary-op: the op a comparison gates is the first rate in metrics[]
+# (the gate's primary, analysis/README.md); ops[] keeps its order
+run_split "$RLWORK" mmap-punch --refill-threads 0 --primary-op punch --file "$dir/w.dat" \
+	--size 8m --runtime 0.2 --ramp 0 --json "$j"
+is "$rc:$(jq -c '[([.metrics[].name | select(endswith(".ops_per_s"))]), [.ops[].name], .params["primary-op"]]' "$j")" \
+	'0:[["punch.ops_per_s","fault.ops_per_s"],["fault","punch"],"punch"]' \
+	"--primary-op punch: punch's rate first in metrics, ops[] in declaration order, the option in params"
+is "$(jq -c '[.metrics[].name] | sort' "$j")" "$(jq -c '[.metrics[].name] | sort' <<<"$(
+	"$RLWORK" mmap-punch --refill-threads 0 --file "$dir/w.dat" --size 8m --runtime 0.05 --ramp 0 --json - 2>/dev/null)")" \
+	"... the same metrics as without it, only in another order"
+n0=$(find "$dir" -mindepth 1 | wc -l)
+run_split "$RLWORK" mmap-punch --refill-threads 0 --primary-op refill --file "$dir/w2.dat" --size 8m --json "$dir/r2.json"
+is "$rc:$err:$(find "$dir" -mindepth 1 | wc -l)" \
+	"2:rlwork mmap-punch: --primary-op: 'refill' is not an op this run times (fault|punch) (see rlwork mmap-punch --help):$n0" \
+	"--primary-op naming an op the run does not time: exit 2, the ops it times named, no file made"
+run_split "$RLWORK" dio --primary-op chop --dry-run
+like "$rc:$err" "^2:.*--primary-op: 'chop' is not an op this run times \(read\)" "... and an op no workload has"
 
 done_testing

@@ -28,9 +28,10 @@ trap cleanup EXIT
 
 # The default matrix's points by their threads' roles (configs/default.matrix):
 # direct IO, buffered, readahead, faults alone and punches alone are
-# single-role; the fault/punch races and the truncate storm are not.
+# single-role; the fault/punch races (p019: the disjoint one, no refills)
+# and the truncate storm are not.
 single="p001-dio p002-dio p003-dio p004-dio p005-dio p006-dio p007-dio p008-dio p014-buffered-rw p015-buffered-rw p016-readahead p017-mmap-punch p018-mmap-punch"
-multi="p009-mmap-punch p010-mmap-punch p011-mmap-punch p012-mmap-punch p013-truncate-storm"
+multi="p009-mmap-punch p010-mmap-punch p011-mmap-punch p012-mmap-punch p013-truncate-storm p019-mmap-punch"
 all=$(xargs -n1 <<<"$single $multi" | sort | xargs)
 
 # ---- rlstat plan create: the modes, decided per point ----
@@ -57,7 +58,7 @@ is "$rc:$(key mode):$(key modes):$(key cost_rounds)" "0:auto:cost time:2" "a RES
 is "$("$R" plan rerun "$auto_rd" | paste -sd' ' | grep -o -- '--mode [a-z]*')" "--mode auto" "make rerun decides again (MODE=auto)"
 create --kvm yes --kvm-why "a KVM guest ran (probe)"
 rd=$(key run)
-is "$rc:$(key mode):$(key modes):$(points_in "$rd/meta.json" both | wc -w)" "0:both:cost time:18" \
+is "$rc:$(key mode):$(key modes):$(points_in "$rd/meta.json" both | wc -w)" "0:both:cost time:19" \
 	"KVM: auto is both, every point in both modes"
 for m in time cost both; do
 	create --kvm no --mode "$m"

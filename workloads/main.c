@@ -74,6 +74,9 @@ const struct opt_def common_opts[] = {
 	{ .name = "seed", .type = OPT_INT, .off = C(seed), .def = "1",
 	  .min = 0, .max = 1e18,
 	  .help = "random seed for offsets and choices" },
+	{ .name = "primary-op", .type = OPT_STR, .off = C(primary_op),
+	  NORANGE,
+	  .help = "the op whose rate a comparison gates: listed first in the result's metrics (default: the first op this run times)" },
 	{ .name = "json", .type = OPT_STR, .off = C(json),
 	  NORANGE, .flags = OPT_NOPARAM,
 	  .help = "write the result JSON here (atomically); replaces only a result rlwork wrote" },
@@ -203,6 +206,33 @@ static int common_check(struct rl_run *r, char *err, size_t len)
 	return result_path_check(r, true, err, len);
 }
 
+/*
+ * --primary-op names an op this run times: the one a multi-role point
+ * exists for (the punches that no longer wait for faults), which need
+ * not be the workload's first op.
+ */
+static int primary_op_check(struct rl_run *r, char *err, size_t len)
+{
+	const struct op_decl *op;
+	char names[256] = "";
+	size_t n = 0;
+
+	if (!r->o.primary_op)
+		return 0;
+	for (op = r->wl->ops; op->name; op++) {
+		if (r->ops_off & (1u << (op - r->wl->ops)))
+			continue;
+		if (!strcmp(op->name, r->o.primary_op))
+			return 0;
+		n += snprintf(names + n, sizeof(names) - n, "%s%s",
+			      n ? "|" : "", op->name);
+		if (n >= sizeof(names))
+			n = sizeof(names) - 1;
+	}
+	return snprintf(err, len, "--primary-op: '%s' is not an op this run "
+			"times (%s)", r->o.primary_op, names), -1;
+}
+
 static void set_started(struct rl_run *r)
 {
 	time_t now = time(NULL);
@@ -237,6 +267,8 @@ static int resolve(struct rl_run *r, int argc, char **argv, char *err,
 		goto bad;
 	if (r->wl->unused_ops)
 		r->ops_off = r->wl->unused_ops(r);
+	if (primary_op_check(r, why, sizeof(why)))
+		goto bad;
 	r->kinds = r->wl->run_kinds ? r->wl->run_kinds(r) : r->wl->kinds;
 	kinds_table_check(r->wl, r->kinds);
 	return 0;

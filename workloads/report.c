@@ -174,13 +174,21 @@ json_t *params_json(const struct rl_run *r)
 	const struct opt_def *d;
 	unsigned int i;
 
+	/* an unset string option (--primary-op) is no parameter */
 	for (i = 0; i < ARRAY_SIZE(sets); i++)
-		for (d = sets[i].defs; d && d->name; d++)
-			if (!(d->flags & (OPT_NOPARAM | OPT_HIDDEN)) &&
-			    !((d->flags & OPT_PARAM_ON) &&
-			      !*(const bool *)opt_ptr(d, sets[i].base)))
-				json_object_set_new(params, d->name,
-					param_value(d, sets[i].base));
+		for (d = sets[i].defs; d && d->name; d++) {
+			json_t *v;
+
+			if ((d->flags & (OPT_NOPARAM | OPT_HIDDEN)) ||
+			    ((d->flags & OPT_PARAM_ON) &&
+			     !*(const bool *)opt_ptr(d, sets[i].base)))
+				continue;
+			v = param_value(d, sets[i].base);
+			if (json_is_null(v))
+				json_decref(v);
+			else
+				json_object_set_new(params, d->name, v);
+		}
 	placement_params(r, params);
 	return params;
 }
@@ -293,22 +301,33 @@ static void add_metric(json_t *m, const char *op, const char *what,
 					   "higher_is_better", higher));
 }
 
+static void op_metrics(json_t *m, const struct op_decl *op)
+{
+	add_metric(m, op->name, "ops_per_s", "ops/s", true);
+	if (op->io)
+		add_metric(m, op->name, "bytes_per_s", "B/s", true);
+	add_metric(m, op->name, "lat_ns.p50", "ns", false);
+	add_metric(m, op->name, "lat_ns.p99", "ns", false);
+	add_metric(m, op->name, "lat_ns.p99.9", "ns", false);
+}
+
+/* the first op's rate is the one a comparison gates (--primary-op) */
 static json_t *metrics_json(const struct rl_run *r)
 {
+	const char *primary = r->o.primary_op;
 	const struct counter_decl *c;
 	const struct op_decl *op;
 	json_t *m = json_array();
 	char name[96];
 
+	for (op = r->wl->ops; primary && op->name; op++)
+		if (!strcmp(op->name, primary))
+			op_metrics(m, op);
 	for (op = r->wl->ops; op->name; op++) {
 		if (r->ops_off & (1u << (op - r->wl->ops)))
 			continue;
-		add_metric(m, op->name, "ops_per_s", "ops/s", true);
-		if (op->io)
-			add_metric(m, op->name, "bytes_per_s", "B/s", true);
-		add_metric(m, op->name, "lat_ns.p50", "ns", false);
-		add_metric(m, op->name, "lat_ns.p99", "ns", false);
-		add_metric(m, op->name, "lat_ns.p99.9", "ns", false);
+		if (!primary || strcmp(op->name, primary))
+			op_metrics(m, op);
 	}
 	for (c = r->wl->counters; c && c->name; c++) {
 		if (!c->better)

@@ -49,6 +49,7 @@ struct common_opts {
 	uint64_t bs;
 	bool verify;
 	uint64_t seed;
+	const char *primary_op;	/* --primary-op: its metrics first */
 	const char *json;
 	const char *variant;
 	uint64_t iteration;
