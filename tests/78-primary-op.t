@@ -5,14 +5,15 @@
 # --primary-op punch, and does not when it was run without (the faults,
 # the workload's first op, are then gated, and the punches only shown).
 # The rangelock boots are stock's results with the punch rate halved, so
-# nothing but the planted change differs.
+# nothing but the planted change differs. The report's explanation takes
+# in the ungated punch rate that moved, and names its cause.
 . "$(dirname "$0")/lib/tap.sh"
 need_rlwork
 command -v jq >/dev/null || { echo "1..0 # skip jq not installed"; exit 0; }
 make -s -C analysis rlstat >&2 || { echo "1..0 # skip rlstat does not build"; exit 0; }
 scratch_dir
 trap 'rm -rf "$dir"' EXIT
-plan 6
+plan 8
 
 RLSTAT=analysis/rlstat
 
@@ -62,5 +63,12 @@ txt=$(cat "$dir/first/report.txt" 2>/dev/null)
 like "$txt" $'\nVerdict: +(PASS|INCONCLUSIVE)' "without it the punches are not gated: the same change does not FAIL"
 like "$txt" $'\nAmean punch ops/s|\nGmean punch ops/s +[0-9.]+ \\( *0.00%\\) +\\+[0-9.]+ \\(-50.00%\\)\\+' \
 	"... it is shown, marked as an ungated change (+value (change)+)"
+# the report's explanation takes in a role's rate that moved although
+# the gate did not gate it: the punches, half as many, each twice as long
+sec=$(sed -n '/^== What each difference is made of ==/,/^== /p' "$dir/first/report.txt")
+like "$sec" $'\n  rangelock against stock: punch.ops_per_s worse \\(uncorrected\\)\n' \
+	"the explanation names the ungated punch rate that moved (uncorrected)"
+like "$sec" $'\n  punch +rate +-50.0% [^\n]*\n(  +[^\n]*\n)*  +cause +the cost per kind\n' \
+	"... and its cause: each punch took twice as long (the same kinds)"
 
 done_testing

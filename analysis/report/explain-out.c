@@ -17,7 +17,7 @@
 struct explained {
 	int pt, v;
 	const char *metric;	/* the gated metric that moved */
-	int verdict;		/* 0 FAIL, 1 better, 2 worse */
+	int verdict;		/* explain_differs(): 0 FAIL .. 4 */
 	struct cell_mix *mb, *mv;
 	struct role_split *role;
 	int nroles;
@@ -111,7 +111,8 @@ static void put_change(FILE *f, double l, double hw)
 		pct(l + hw));
 }
 
-static const char *const verdict_word[] = { "FAIL", "better", "worse" };
+static const char *const verdict_word[] = { "FAIL", "better", "worse",
+	"worse (uncorrected)", "better (uncorrected)" };
 
 /* us of one op of a kind; "-" for a kind a side never ran */
 static const char *us(char *buf, size_t len, double ns)
@@ -251,7 +252,8 @@ void report_explain_text(FILE *f, const struct gated_run *x)
 	e = explain_all(x, &n, &any);
 	if (any) {
 		fprintf(f, "\n== What each difference is made of ==\n\n"
-"For each time-mode point the gate finds different from %s, per role\n"
+"For each time-mode point different from %s (a metric the gate finds\n"
+"moved, or else a role's rate past the threshold, uncorrected), per role\n"
 "(op): its rate change, its work mix (the share of its ops of each kind\n"
 "and the timed us of one, rlwork's ops[].kinds), and the rate change\n"
 "split in two (shift-share, on the log scale, so they add up): \"mix\n"
@@ -374,6 +376,8 @@ void report_explain_html(FILE *f, const struct gated_run *x)
 		      "<p>Per role of each point the gate finds different "
 		      "from ", f);
 		html_esc(f, base);
+		fputs(" (a metric the gate finds moved, or else a role's rate "
+		      "past the threshold, uncorrected)", f);
 		fputs(": the rate change, the work mix (share of ops of each "
 		      "kind and the timed &micro;s of one), and the rate "
 		      "change split into the mix part (the variant's mix at "

@@ -195,10 +195,18 @@ out:
 	free(mv);
 }
 
-/* any gated metric of g the gate finds moved (FAIL, better, worse) */
+/*
+ * Any gated metric of g the gate finds moved (FAIL, better, worse); else
+ * any role's rate moved past the threshold by its own uncorrected test:
+ * a multi-role point gates one role, and a lock that frees another
+ * (punches that no longer wait) moves that one most; and a gated rate
+ * the family's correction keeps from "better" still differs. Verdicts 3
+ * and 4 say the test is uncorrected.
+ */
 bool explain_differs(const struct gated_run *x, const struct cell *g,
 		     const char **what, int *verdict)
 {
+	double best = x->gt.alpha;
 	int i;
 
 	for (i = 0; i < x->nit; i++) {
@@ -213,7 +221,24 @@ bool explain_differs(const struct gated_run *x, const struct cell *g,
 			return true;
 		}
 	}
-	return false;
+	/* the rate shown most clearly moved names the point's line */
+	for (i = 0; i < x->nit; i++) {
+		const struct gated_metric *m = &x->it[i];
+		bool down;
+		double p;
+
+		if (m->gb != g || !m->c.valid || m->suit ||
+		    m->c.a->def->kind != METRIC_OPS)
+			continue;
+		down = m->c.reg > 0;
+		p = down ? m->c.p_worse : m->c.p_better;
+		if (p > best || fabs(m->c.reg) <= m->c.limit)
+			continue;
+		best = p;
+		*what = m->c.a->def->name;
+		*verdict = down ? 3 : 4;
+	}
+	return best <= x->gt.alpha;
 }
 
 const char *explain_cause(const struct role_split *s)
