@@ -50,17 +50,21 @@ make_run() {
 	echo "$made"
 }
 
+# report_of NAME: rlstat report of the run; its text in txt, RC its exit
+report_of() {
+	run "$RLSTAT" report "$dir/$1" --no-charts
+	txt=$(cat "$dir/$1/report.txt" 2>/dev/null)
+}
+
 is "$(make_run gated --primary-op punch)" 3 "three boots a side, run with --primary-op punch"
-run "$RLSTAT" report "$dir/gated" --no-charts
-txt=$(cat "$dir/gated/report.txt" 2>/dev/null)
+report_of gated
 like "$RC:$txt" $'^0:.*\nVerdict: +FAIL against stock' "--primary-op punch: the halved punch rate FAILs the run"
 like "$txt" $'\n  moved \\(FAIL\\) +rangelock +p001-mmap-punch Gmean punch ops/s' \
 	"... on the punch rate, the point's gated metric"
 
 is "$(make_run first)" 3 "the same point without --primary-op"
-run "$RLSTAT" report "$dir/first" --no-charts
-txt=$(cat "$dir/first/report.txt" 2>/dev/null)
-like "$txt" $'\nVerdict: +(PASS|INCONCLUSIVE)' "without it the punches are not gated: the same change does not FAIL"
+report_of first
+like "$RC:$txt" $'^0:.*\nVerdict: +(PASS|INCONCLUSIVE)' "without it the punches are not gated: the same change does not FAIL"
 like "$txt" $'\nAmean punch ops/s|\nGmean punch ops/s +[0-9.]+ \\( *0.00%\\) +\\+[0-9.]+ \\(-50.00%\\)\\+' \
 	"... it is shown, marked as an ungated change (+value (change)+)"
 # the report's explanation takes in a role's rate that moved although
