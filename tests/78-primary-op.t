@@ -18,7 +18,8 @@ plan 8
 RLSTAT=analysis/rlstat
 
 # scale OP by F: count, rate and kinds as rlwork writes them (rlstat
-# validates that the three agree)
+# validates that the three agree); the $ are jq's
+# shellcheck disable=SC2016
 scale='def scale($op; $f): .runtime_s as $rt |
 	(.ops[] | select(.name == $op)) |= ((.count * $f | floor) as $n |
 		.count = $n | .ops_per_s = $n / $rt |
