@@ -13,7 +13,7 @@ command -v jq >/dev/null || { echo "1..0 # skip jq not installed"; exit 0; }
 make -s -C analysis rlstat >&2 || { echo "1..0 # skip rlstat does not build"; exit 0; }
 scratch_dir
 trap 'rm -rf "$dir"' EXIT
-plan 8
+plan 10
 
 RLSTAT=analysis/rlstat
 
@@ -29,10 +29,11 @@ scale='def scale($op; $f): .runtime_s as $rt |
 
 # make_run NAME [RLWORK OPTIONS...]: one run of a disjoint fault/punch
 # point made into three stock boots 1% apart, and three rangelock boots
-# the same with half the punches a second: only the planted change
-# differs, and the test does not depend on the host's noise
+# the same with half the punches a second (PUNCH=1: the same punches):
+# only the planted change differs, and the test does not depend on the
+# host's noise
 make_run() {
-	local rd=$dir/$1 i f made=0
+	local rd=$dir/$1 i f made=0 punch=${PUNCH:-0.5}
 	shift
 	mkdir -p "$rd/stock" "$rd/rangelock"
 	jq '.variants |= map(select(.name == "stock" or .name == "rangelock"))' \
@@ -45,7 +46,7 @@ make_run() {
 		jq --argjson f "1.0$i" --argjson i "$i" "$scale"'
 			.iteration = $i | scale("fault"; $f) | scale("punch"; $f)' \
 			"$dir/one.json" >"$rd/stock/$f" &&
-			jq "$scale"'.kernel.variant = "rangelock" | scale("punch"; 0.5)' \
+			jq --argjson p "$punch" "$scale"'.kernel.variant = "rangelock" | scale("punch"; $p)' \
 				"$rd/stock/$f" >"$rd/rangelock/$f" && made=$((made + 1))
 	done
 	echo "$made"
@@ -75,5 +76,11 @@ like "$sec" $'\n  rangelock against stock: punch.ops_per_s worse \\(uncorrected\
 	"the explanation names the ungated punch rate that moved (uncorrected)"
 like "$sec" $'\n  punch +rate +-50.0% [^\n]*\n(  +[^\n]*\n)*  +cause +the cost per kind\n' \
 	"... and its cause: each punch took twice as long (the same kinds)"
+
+# nothing moved: no rate past the threshold, so no point to explain
+is "$(PUNCH=1 make_run same)" 3 "a run whose variants differ in nothing"
+report_of same
+ok "$(grep -q 'What each difference' "$dir/same/report.txt"; echo $((!$? || RC)))" \
+	"... has no explanation section"
 
 done_testing

@@ -209,6 +209,7 @@ bool explain_differs(const struct gated_run *x, const struct cell *g,
 	double best = x->gt.alpha;
 	int i;
 
+	*verdict = -1;
 	for (i = 0; i < x->nit; i++) {
 		const struct gated_metric *m = &x->it[i];
 
@@ -232,13 +233,14 @@ bool explain_differs(const struct gated_run *x, const struct cell *g,
 			continue;
 		down = m->c.reg > 0;
 		p = down ? m->c.p_worse : m->c.p_better;
-		if (p > best || fabs(m->c.reg) <= m->c.limit)
+		if (p > best || (p == best && *verdict >= 3) ||
+		    fabs(m->c.reg) <= m->c.limit)
 			continue;
 		best = p;
 		*what = m->c.a->def->name;
 		*verdict = down ? 3 : 4;
 	}
-	return best <= x->gt.alpha;
+	return *verdict >= 3;
 }
 
 const char *explain_cause(const struct role_split *s)
