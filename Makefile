@@ -46,7 +46,7 @@ endif
 # Parts that have a Makefile; each builds with `make -C <dir> all`.
 SUBDIRS := $(patsubst %/Makefile,%,$(wildcard workloads/Makefile analysis/Makefile runners/plugins/Makefile tests/rangelock/Makefile))
 
-.PHONY: help setup all kernels bench report mail regress rerun bench-locks \
+.PHONY: help setup all tools kernels bench report mail regress rerun bench-locks \
 	bench-generator bench-noise bench-profile bench-gate bench-matrix bench-analysis check-race test clean \
 	lava-jobs lava-submit lava-collect test-lava test-lava-server \
 	nightly bisect test-nightly test-kernels
@@ -57,6 +57,7 @@ help:
 	@echo 'Targets:'
 	@echo '  setup            install the Debian packages the suite needs (idempotent)'
 	@echo '  all              build rlwork, rlstat, the profiler plugin and the userspace lock harness'
+	@echo '  tools            build rlwork, rlstat and the profiler plugin (what bench and report need)'
 	@echo '  kernels          build KERNEL=<variant>[+<feature>...]|all (DEBUG=1, KSRC=<6.12 tree>)'
 	@echo '  bench            build, boot and run MATRIX on KERNEL, then report'
 	@echo '  report           write report.txt/.html and charts into RUN'
@@ -111,8 +112,8 @@ help:
 	@echo '                     undecided, up to max_iterations'
 	@echo '  BUDGET=none|8|8m|90s  bench: auto adds a round only if the time boots fit'
 	@echo '                     in this (default: the matrix'"'"'s budget; default.matrix 8m)'
-	@echo '  STATS=1|0          bench: one boot per variant on its -stats kernel for the'
-	@echo '                     report'"'"'s lock waits, beside the timed boots (default:'
+	@echo '  STATS=1|0          bench: one boot per variant with its lock counters on for'
+	@echo '                     the report'"'"'s lock waits, beside the timed boots (default:'
 	@echo '                     the matrix'"'"'s stats_boot; default.matrix yes)'
 	@echo '  CANDIDATE=<run dir> THRESHOLD=$(THRESHOLD)  for regress'
 	@echo '  SCRATCH=<dir|dev> FORCE=1  for KERNEL=host'
@@ -132,12 +133,19 @@ setup:
 all: setup
 	@for d in $(SUBDIRS); do $(MAKE) --no-print-directory -C $$d all || exit 2; done
 
+# What runs and reports need: not the lock harness of tests/rangelock,
+# whose sanitizer builds and mutants (about 2 min cold) serve its own
+# tests and bench-locks.
+RUN_SUBDIRS := $(filter-out tests/rangelock,$(SUBDIRS))
+tools: setup
+	@for d in $(RUN_SUBDIRS); do $(MAKE) --no-print-directory -C $$d all || exit 2; done
+
 kernels: setup
 	@$(if $(and $(filter 1,$(DEB)),$(BASE_CONFIG)),:,runners/run kernels --kernel $(KERNEL) $(DEBUG_ARGS))
 	@$(if $(filter 1,$(DEB)),kernels/package $(KERNEL) $(DEBUG_ARGS) \
 		$(if $(BASE_CONFIG),--base-config $(BASE_CONFIG)))
 
-bench: all
+bench: tools
 	@runners/run bench --kernel $(KERNEL) --matrix $(MATRIX) --accel $(ACCEL) \
 		$(DEBUG_ARGS) $(if $(RESUME),--resume $(RESUME)) \
 		$(if $(SCRATCH),--scratch $(SCRATCH)) $(if $(filter 1,$(FORCE)),--force) \
@@ -145,19 +153,19 @@ bench: all
 		$(if $(BUDGET),--budget $(BUDGET)) $(if $(PROFILE),--profile $(PROFILE)) \
 		$(if $(STATS),--stats $(STATS))
 
-report: all
+report: tools
 	@test -n "$(RUN)" || { echo 'make report: set RUN=results/<run>' >&2; exit 2; }
 	@analysis/rlstat report $(RUN) --baseline $(BASELINE)
 
-mail: all
+mail: tools
 	@test -n "$(RUN)" || { echo 'make mail: set RUN=results/<run>' >&2; exit 2; }
 	@analysis/rlstat mail $(RUN) --baseline $(BASELINE)
 
-regress: all
+regress: tools
 	@test -n "$(CANDIDATE)" || { echo 'make regress: set BASELINE=results/<a> CANDIDATE=results/<b>' >&2; exit 2; }
 	@analysis/rlstat regress $(BASELINE) $(CANDIDATE) --threshold $(THRESHOLD)
 
-rerun: all
+rerun: tools
 	@test -n "$(RUN)" || { echo 'make rerun: set RUN=results/<run>' >&2; exit 2; }
 	@runners/run rerun --run $(RUN)
 
@@ -185,14 +193,14 @@ bench-profile: all
 # The nightly job and the bisection: timers call runners/nightly directly
 # for its exit codes (0, 1 regression, 3 inconclusive); make turns them
 # into 2.  MATRIX and KERNEL default to the nightly matrix on every variant.
-nightly: all
+nightly: tools
 	@runners/nightly $(if $(KSRC),--ksrc $(KSRC)) $(if $(BRANCH),--branch $(BRANCH)) \
 		--matrix $(if $(filter command line environment,$(origin MATRIX)),$(MATRIX),nightly) \
 		--kernel $(if $(filter command line environment,$(origin KERNEL)),$(KERNEL),all) \
 		--mode $(or $(MODE),both) --accel $(ACCEL) --threshold $(THRESHOLD) \
 		$(if $(ITERATIONS),--iterations $(ITERATIONS))
 
-bisect: all
+bisect: tools
 	@runners/bisect --ksrc "$(KSRC)" --good "$(GOOD)" --bad "$(BAD)" --point "$(POINT)" \
 		--metric "$(METRIC)" --variant $(VARIANT) --mode $(or $(MODE),cost) --accel $(ACCEL) \
 		--threshold $(THRESHOLD) \
@@ -203,18 +211,18 @@ test-nightly: all
 
 # LAVA (runners/lava): the dispatcher and client are a setup group of
 # their own (scripts/setup lava), installed only for these targets.
-lava-jobs: all
+lava-jobs: tools
 	@scripts/setup lava
 	@jobs=$$(runners/lava jobs --kernel $(KERNEL) --matrix $(MATRIX) --baseline $(BASELINE) \
 		--device-type $(DEVICE_TYPE) $(if $(KERNEL_URL),--kernel-url $(KERNEL_URL)) \
 		$(if $(ITERATIONS),--iterations $(ITERATIONS))) && runners/lava validate $$jobs >&2 && echo "$$jobs"
 
-lava-submit: all
+lava-submit: tools
 	@scripts/setup lava
 	@test -n "$(JOBS)" || { echo 'make lava-submit: set JOBS=<job dir or files> (make lava-jobs)' >&2; exit 2; }
 	@runners/lava submit $(if $(LAVA),--identity $(LAVA)) $(JOBS)
 
-lava-collect: all
+lava-collect: tools
 	@test -n "$(JOBS)" || { echo 'make lava-collect: set JOBS=<job ids or run-local dirs>' >&2; exit 2; }
 	@runners/lava collect $(if $(LAVA),--identity $(LAVA)) $(JOBS)
 
@@ -228,7 +236,7 @@ test-lava-server: all
 	@scripts/setup lava-server
 	@RLBENCH_LAVA_SERVER=1 prove --exec '' $(if $(V),-v) tests/76-lava-server.t
 
-check-race: all
+check-race: tools
 	@runners/check-race --accel $(ACCEL)
 
 test: all

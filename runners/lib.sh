@@ -260,7 +260,8 @@ make_disk() {
 # only when FEATURES is given: without it the guest does not check them
 # (runners/guest-check.sh).  Memory devices are sized like the disk
 # image, whose filesystem the guest copies onto them; null_blk's default
-# device is not memory backed.  no_timer_check: a guest slowed down by a
+# device is not memory backed.  The mapping_lock monitor boots the kernel
+# with mapping_lock.stats=1, its counters on.  no_timer_check: a guest slowed down by a
 # loaded host fails the IO-APIC timer check and panics at boot
 # ("IO-APIC + timer doesn't work").  Returns 2 for an unknown DEVICE.
 guest_append() {
@@ -274,6 +275,8 @@ guest_append() {
 	esac
 	a+=" rlbench.strategy=$strategy"
 	[ $# -lt 8 ] || a+=" rlbench.features=$8"
+	# the lock counters count only when asked for at boot (kernels/build)
+	[[ " $monitors " != *" mapping_lock "* ]] || a+=" mapping_lock.stats=1"
 	echo "$a rlbench.monitors=${monitors// /,} rlbench.knobs=$knobs rlbench.mode=$mode"
 }
 

@@ -84,7 +84,7 @@ is "$(causes both stock | sort | uniq -c | xargs)" "4 the work mix" \
 report nowaits --mix rangelock=cost
 is "$(causes nowaits rangelock | sort | uniq -c | xargs)" "4 the cost per kind" \
 	"rangelock slower per kind alone: the cost per kind"
-like "$(cat "$tmp/nowaits/report.txt")" "waits     not measured \\(needs a stats kernel\\)" \
+like "$(cat "$tmp/nowaits/report.txt")" "waits     not measured \\(needs a stats boot\\)" \
 	"no mapping_lock monitor: waits not measured, and why"
 
 # noisy boots (CV 8%, 3 a side): the gate sees the change, the split is

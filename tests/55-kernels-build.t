@@ -7,7 +7,7 @@
 # exit 2 on bad input; a variant with features (KERNEL=stock+<feature>)
 # builds in a directory and release of its own, from its fragments.
 . "$(dirname "$0")/lib/tap.sh"
-plan 36
+plan 37
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -50,15 +50,18 @@ is "$out" "$tmp/cache/build/stock-debug-xfs" "its directory names the flavours i
 is "$(cat "$out/include/config/kernel.release")" "6.12.0-rl-stock-debug-xfs" "and so does its release"
 img=$(cat "$out/arch/x86/boot/bzImage")
 ok "$(grep -q '^CONFIG_XFS_FS=y' <<<"$img" && grep -q '^CONFIG_PROVE_LOCKING=y' <<<"$img" &&
-	grep -q '^CONFIG_MAPPING_LOCK_RWSEM=y' <<<"$img" && ! grep -q MAPPING_LOCK_STATS <<<"$img"; echo $?)" \
-	"the config holds guest, variant, debug and xfs fragments, no lock statistics"
+	grep -q '^CONFIG_MAPPING_LOCK_RWSEM=y' <<<"$img" && grep -q '^CONFIG_MAPPING_LOCK_STATS=y' <<<"$img"; echo $?)" \
+	"the config holds guest, variant, debug and xfs fragments, and the lock counters"
 
 like "$OUT" "built 6.12.0-rl-stock-debug-xfs in [0-9]+ s \(ccache: 0 of 2 compilations hit, 0%\)" \
 	"the first build's own ccache counts: two compilations, no hit"
-run kernels/build rangelock --stats
+run kernels/build rangelock
 like "$OUT" "\(ccache: 2 of 2 compilations hit, 100%\)" "a second variant counts its own hits, not the cache's totals"
-ok "$(grep -q '^CONFIG_MAPPING_LOCK_STATS=y' "$tmp/cache/build/rangelock-stats/.config"; echo $?)" \
-	"--stats adds the lock statistics"
+ok "$(grep -q '^CONFIG_MAPPING_LOCK_STATS=y' "$tmp/cache/build/rangelock/.config"; echo $?)" \
+	"every variant with a lock carries the lock counters (off unless booted to count)"
+run kernels/build imutex
+ok "$(! grep -q 'MAPPING_LOCK_STATS' "$tmp/cache/build/imutex/.config"; echo $?)" \
+	"the no-lock variant has nothing to count: no counters asked for"
 
 # What Kconfig does to a value whose dependency is unmet, or to an option
 # something else selects: the build must not go on with that kernel.
@@ -117,7 +120,7 @@ like "$RC:$still:$OUT" "^0:running:.*imutex: up to date" \
 ok "$(! grep -q "waiting for the source tree" <<<"$OUT"; echo $?)" "... without waiting for the source tree"
 
 run kernels/build stock --lockdep
-like "$RC:$OUT" "^2:.*unknown option '--lockdep' \(accepted: --debug, --kcsan, --stats, --xfs\)" "an unknown flavour: exit 2, the accepted ones named"
+like "$RC:$OUT" "^2:.*unknown option '--lockdep' \(accepted: --debug, --kcsan, --xfs\)" "an unknown flavour: exit 2, the accepted ones named"
 run kernels/build stockk
 like "$RC:$OUT" "^2:.*unknown KERNEL='stockk'; valid: stock imutex" "an unknown variant: exit 2"
 
@@ -139,14 +142,16 @@ fragment configs/guest.config
 fragment configs/rangelock.config
 fragment configs/feature-shared-alloc-dio.config
 fragment configs/feature-fault-retry.config
+fragment configs/stats.config
 fragment configs/debug.config" "--resolve: features in kernels/features' order, whatever order they were typed in"
-# What kernels/check-stock builds as stock: guest.config and stock.config,
-# no feature fragment; KERNEL=stock must be that same kernel.
+# What kernels/check-stock builds as stock: guest.config, stock.config and
+# the lock counters (which it turns off unless --stats), no feature
+# fragment; KERNEL=stock must be that same kernel.
 run kernels/build --resolve stock
-is "$(grep '^fragment' <<<"$OUT" | xargs)" "fragment configs/guest.config fragment configs/stock.config" \
+is "$(grep '^fragment' <<<"$OUT" | xargs)" "fragment configs/guest.config fragment configs/stock.config fragment configs/stats.config" \
 	"stock carries no feature: check-stock's fragments and no others"
 # shellcheck disable=SC2016  # check-stock's own text, $here unexpanded
-is "$(sed -n '/^fragments=/p' kernels/check-stock)" 'fragments=("$here/configs/guest.config" "$here/configs/stock.config")' \
+is "$(sed -n '/^fragments=/p' kernels/check-stock)" 'fragments=("$here/configs/guest.config" "$here/configs/stock.config" "$here/configs/stats.config")' \
 	"and check-stock's own list is just those"
 
 run kernels/build stock+
@@ -162,8 +167,8 @@ run kernels/build imutex+fault-retry
 like "$RC:$OUT" "^2:.*KERNEL='imutex\+fault-retry': feature 'fault-retry' does not apply to imutex; accepted on: stock rangelock rwsem-range bitmap adaptive listlock" \
 	"a feature its strategy has no use for: exit 2, the strategies it applies to named"
 ok "$([ ! -e "$tmp/cache/build/imutex+fault-retry" ]; echo $?)" "and nothing was built for it"
-run kernels/build --resolve rwsem-range+shared-alloc-dio+fault-retry --debug --stats --xfs
-like "$RC:$OUT" "^2:.*LOCALVERSION -rl-rwsem-range\+shared-alloc-dio\+fault-retry-debug-stats-xfs is 60 characters; accepted: at most 56" \
+run kernels/build --resolve rwsem-range+shared-alloc-dio+fault-retry --debug --kcsan --xfs
+like "$RC:$OUT" "^2:.*LOCALVERSION -rl-rwsem-range\+shared-alloc-dio\+fault-retry-debug-kcsan-xfs is 60 characters; accepted: at most 56" \
 	"a release longer than the kernel's 64 characters is refused before kbuild"
 # DEBUG=kcsan: the debug kernel with KCSAN on top, a build of its own
 run kernels/build --resolve listlock --kcsan --debug

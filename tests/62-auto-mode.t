@@ -131,7 +131,7 @@ fresh nokvm
 RLBENCH_TEST_KVM=no bench
 is "$RC:$(jq -r .mode "$rd/meta.json")" "0:auto" "make bench without KVM (faked): mode auto"
 is "$(booted cost 1)" "$(two "$(xargs -n1 <<<"$single" | sort | xargs)")" "its cost boots run the single-role points"
-# a stats boot (-stats, on the -stats kernel, tests/64) is a time boot
+# a stats boot (<point>-stats, its counters on, tests/64) is a time boot
 is "$(booted time 1 | grep -v -- -stats)" "$(two "$(xargs -n1 <<<"$multi" | sort | xargs)")" "its time boots the multi-role points"
 is "$(booted time 1 | grep -- -stats)" "$(two "$(xargs -n1 <<<"$multi" | sort | sed 's/$/-stats/' | xargs)")" \
 	"its stats boots the same, once"

@@ -1,7 +1,7 @@
 #!/bin/bash
-# The stats boot (issue #35, item 1 by its fallback): the -stats kernel's
-# lock counters cost time on every acquisition, so a time-mode run boots
-# each variant once more on its -stats kernel for the report's waits.
+# The stats boot (issue #35, item 1): the lock counters cost time on every
+# acquisition when on, so a time-mode run boots each variant once more on
+# its own kernel with them on (mapping_lock.stats=1) for the report's waits.
 # Planned by rlstat plan, run by runners/run with the stubs tests/53 uses
 # (no kernel, no guest): one stats boot per variant of a matrix with
 # `stats_boot yes` (configs/default.matrix) or with STATS=1, none for
@@ -13,7 +13,7 @@
 for c in jq gnuplot; do
 	command -v $c >/dev/null || { echo "1..0 # skip $c not installed"; exit 0; }
 done
-plan 44
+plan 46
 
 tmp=$(mktemp -d)
 # shellcheck disable=SC2317  # run from the EXIT trap
@@ -83,8 +83,8 @@ bench() {
 fresh time
 bench --kernel rangelock,imutex --seed 5
 is "$RC" 0 "a time-mode run of stock, rangelock and imutex runs"
-is "$(sort "$STUB/kbuild.log" | xargs)" "imutex rangelock rangelock --stats stock stock --stats" \
-	"each variant's -stats kernel is built beside its own; none for imutex"
+is "$(sort "$STUB/kbuild.log" | xargs)" "imutex rangelock rangelock stock stock" \
+	"the stats boot's kernel is the variant's own, no flavour of its own; none for imutex"
 jq_ok "meta.json: stats_boot on, imutex's stats flavour skipped" "$rd/meta.json" \
 	'.stats_boot.on and ([.flavours_skipped[] | "\(.variant) \(.flavour)"] == ["imutex stats"])'
 is "$(analysis/rlstat plan list "$rd" | awk '$1 == "stats"' | sort | xargs)" \
@@ -96,8 +96,8 @@ t1=$(jq -r '[.boot_order[] | select(.mode == "time" and .iteration == 1) | .vari
 t2=$(jq -r '[.boot_order[] | select(.mode == "time" and .iteration == 2) | .variant] | join(" ")' "$rd/meta.json")
 is "$t2" "$(xargs -n1 <<<"$t1" | tac | xargs)" "the second round still runs the first backwards (ABBA)"
 is "$(grep -- '-stats' "$STUB/boots.log" | awk '{print $1, $2, $3, $4, $5}' | sort)" \
-	"$(printf 'rangelock time rangelock-stats <mapping_lock> p001-dio-stats\nstock time stock-stats <mapping_lock> p001-dio-stats')" \
-	"a stats boot: a time boot on the -stats kernel with the mapping_lock monitor"
+	"$(printf 'rangelock time rangelock <mapping_lock> p001-dio-stats\nstock time stock <mapping_lock> p001-dio-stats')" \
+	"a stats boot: a time boot on the variant's kernel with the mapping_lock monitor"
 is "$(grep -v -- '-stats ' "$STUB/boots.log" | awk '{print $3, $4}' | sort -u | xargs)" \
 	"imutex <> rangelock <> stock <>" "the timed boots: their own kernels, no counters"
 is "$(grep -c -- '-stats 1 .*--env mode=time .*--env boot=stats$' "$STUB/plans.log")" 4 \
@@ -114,13 +114,13 @@ jq_ok "its host seconds are recorded, but no budget counts them" "$rd/meta.json"
 rm "$rd"/stock/*-stats-i1.result.json
 : >"$STUB/boots.log"
 run runners/run bench --resume "$rd"
-is "$RC:$(awk '{print $1, $3}' "$STUB/boots.log")" "0:stock stock-stats" "RESUME: the missing stats boot alone, on the -stats kernel"
+is "$RC:$(awk '{print $1, $3, $4}' "$STUB/boots.log")" "0:stock stock <mapping_lock>" "RESUME: the missing stats boot alone, counting"
 
 # --- opting out, cost mode, monitors mapping_lock: none ---
 fresh off
 bench --kernel rangelock --stats 0
-is "$RC:$(grep -c -- --stats "$STUB/kbuild.log"):$(grep -c -- dio-stats "$STUB/boots.log")" "0:0:0" \
-	"STATS=0: no -stats kernel, no stats boot"
+is "$RC:$(sort "$STUB/kbuild.log" | xargs):$(grep -c -- dio-stats "$STUB/boots.log")" "0:rangelock stock:0" \
+	"STATS=0: no stats boot (each kernel asked for once)"
 jq_ok "meta.json says why, and a rerun repeats STATS=0" "$rd/meta.json" \
 	'(.stats_boot | .on == false and .why == "STATS=0") and .requested.stats == "0"'
 like "$(analysis/rlstat plan rerun "$rd" | xargs)" "--stats 0" "rlstat plan rerun: --stats 0"
@@ -128,8 +128,8 @@ fresh plain
 run runners/run bench --matrix "$tmp/plain.matrix" --kernel rangelock
 sed -n "s|^run: run directory: |$TOP/|p" <<<"$OUT" >>"$tmp/made"
 rd=$(sed -n 's/^run: //p' <<<"$OUT" | tail -1)
-is "$RC:$(grep -c -- dio-stats "$STUB/boots.log"):$(grep -c -- --stats "$STUB/kbuild.log")" "0:0:0" \
-	"a matrix without stats_boot yes (a debug one, say): no stats boot, no -stats kernel built"
+is "$RC:$(grep -c -- dio-stats "$STUB/boots.log"):$(grep -c -- '<mapping_lock>' "$STUB/boots.log")" "0:0:0" \
+	"a matrix without stats_boot yes (a debug one, say): no stats boot, no boot counts"
 : >"$STUB/boots.log"
 run runners/run bench --matrix "$tmp/plain.matrix" --kernel rangelock --stats 1
 sed -n "s|^run: run directory: |$TOP/|p" <<<"$OUT" >>"$tmp/made"
@@ -145,6 +145,12 @@ sed -n "s|^run: run directory: |$TOP/|p" <<<"$OUT" >>"$tmp/made"
 rd=$(sed -n 's/^run: //p' <<<"$OUT" | tail -1)
 is "$RC:$(grep -c -- dio-stats "$STUB/boots.log"):$(jq -r .stats_boot.on "$rd/meta.json")" "0:0:false" \
 	"monitors mapping_lock: every boot counts already, no stats boot"
+# The counters count only in a guest booted with mapping_lock.stats=1,
+# which the mapping_lock monitor (a stats boot's) asks for, and no other.
+# shellcheck disable=SC2016  # the inner script's own $1
+append() { bash -c '. runners/lib.sh && guest_append ext4 brd 64 "$1" "" time stock' _ "$1"; }
+like "$(append "vmstat mapping_lock")" " mapping_lock\.stats=1( |$)" "a boot with the mapping_lock monitor counts: mapping_lock.stats=1"
+ok "$(! grep -q 'mapping_lock\.stats' <<<"$(append vmstat)"; echo $?)" "a boot without it (a timed boot) does not"
 fresh bad
 n=$(find results -maxdepth 1 -mindepth 1 2>/dev/null | wc -l)
 run runners/run bench --matrix "$tmp/two.matrix" --kernel rangelock --stats yes
@@ -192,7 +198,7 @@ waits_of() {
 ok "$(waits_of "$tmp/one" rangelock; echo $?)" "the report names rangelock's read waits: table rows and the explanation"
 ok "$(waits_of "$tmp/swapped" rangelock; [ $? = 1 ]; echo $?)" "(the check fails the swapped run)"
 ok "$(waits_of "$tmp/swapped" stock; echo $?)" "... which names stock's"
-like "$(sed -n '/^Stats boots:/,/^[A-Z]/p' "$tmp/one/report.txt")" "^Stats boots: one per variant, on its -stats kernel: the lock waits only" \
+like "$(sed -n '/^Stats boots:/,/^[A-Z]/p' "$tmp/one/report.txt")" "^Stats boots: one per variant, its lock counters on: the lock waits only" \
 	"the header says the run has stats boots, and what they are for"
 like "$(cat "$tmp/one/report.txt")" $'  mean wait us +10.0 +25.0\n  max wait us +500.0 +3000.0' \
 	"mean wait (total over contended) and the point's longest, per variant"

@@ -5,7 +5,7 @@
 # passes and catches a planted stale page; bad options exit 2 and leave
 # nothing behind; rlstat validate accepts the results and refuses a broken
 # wait_ns; rlstat report prints the wide request waits table per variant
-# from a run made of these results, and the -stats cross-check line only
+# from a run made of these results, and the counted-waits cross-check line only
 # where a mapping_lock monitor recorded every boot.
 . "$(dirname "$0")/lib/tap.sh"
 need_rlwork
@@ -112,7 +112,7 @@ run "$RLSTAT" validate "$dir/old.json"
 is "$RC" 0 "rlstat validate accepts a result without wait_ns (older rlwork)"
 
 # rlstat report: a run of two variants, three boots each, of one point;
-# stock's boots have a -stats kernel's mapping_lock monitor
+# stock's boots have the mapping_lock monitor (the lock counters)
 run_dir=$dir/run
 mkdir -p "$run_dir/stock" "$run_dir/rangelock"
 jq '.variants |= map(select(.name == "stock" or .name == "rangelock"))' \
@@ -160,9 +160,9 @@ ok "$([ -n "$vb" ] && awk 'length($0) > 79 { exit 1 }' <<<"$vb"; echo $?)" \
 	"the verdict block stays within 79 columns with a long point name"
 like "$vb" $'\n  [a-z(), ]+ +rangelock +p001-fairness [^\n]*\n {18}[-+]' \
 	"and a line too long for it carries its figures on the next line"
-like "$txt" $'\n  stock: -stats lock waits, all roles: 600 contended, mean 5.0 us\n' \
+like "$txt" $'\n  stock: counted lock waits, all roles: 600 contended, mean 5.0 us\n' \
 	"stock's -stats monitor: its lock waits as a cross-check line"
-! grep -q '^  rangelock: -stats' <<<"$txt"
+! grep -q '^  rangelock: counted lock waits' <<<"$txt"
 ok $? "no cross-check line for a variant without the monitor"
 awk '/^Wide request waits/ { t = 1 } t && /^$/ { t = 0 } t && length($0) >= 80 { bad = 1 }
 	END { exit bad }' "$run_dir/report.txt"

@@ -9,7 +9,7 @@ make -s -C workloads >/dev/null || bail_out "rlwork does not build"
 if ! command -v lava-run >/dev/null; then
 	scripts/setup lava >&2 || { echo "1..0 # skip lava-dispatcher is not installed (scripts/setup lava)"; exit 0; }
 fi
-plan 18
+plan 19
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -87,6 +87,14 @@ jf=("$tmp"/jf/[0-9]*.yaml)
 [ "$RC" = 0 ] && [ "${#jf[@]}" = 1 ] && [[ ${jf[0]} == *"-$v-time-i1.yaml" ]] &&
 	grep -m1 'image_arg: "-kernel' "${jf[0]}" | grep -q ' rlbench.strategy=stock rlbench.features=shared-alloc-dio '
 ok $? "KERNEL=$v: one job that asks the guest for the stock strategy and the feature's marker"
+# The lock counters are in every kernel with a lock: a matrix that
+# monitors them boots the guest with them on, no kernel flavour needed.
+printf '# m\nmonitors mapping_lock\ninclude %s/configs/smoke.matrix\n' "$TOP" >"$tmp/mon.matrix"
+run runners/lava jobs --kernel stock --baseline none --matrix "$tmp/mon.matrix" --iterations 1 --out "$tmp/jm"
+jm=("$tmp"/jm/[0-9]*.yaml)
+[ "$RC" = 0 ] && [ -f "${jm[0]}" ] &&
+	grep -m1 'image_arg: "-kernel' "${jm[0]}" | grep -q ' mapping_lock.stats=1 .*rlbench.monitors=mapping_lock '
+ok $? "monitors mapping_lock: a job whose guest is booted with the lock counters on"
 run runners/lava jobs --kernel stock+nosuch --matrix smoke --out "$tmp/j2"
 like "$RC:$OUT" "^2:.*unknown feature 'nosuch'" "an unknown feature exits 2"
 run runners/lava jobs --kernel nosuch --matrix smoke --out "$tmp/j2"

@@ -187,7 +187,7 @@ static void waits_text(FILE *f, const struct explained *e)
 			     !e->wv->source ? "variant's" : NULL;
 
 	if (!waits_both(e)) {
-		fputs("  waits     not measured (needs a stats kernel)\n", f);
+		fputs("  waits     not measured (needs a stats boot)\n", f);
 		if (failed)
 			fprintf(f, "            (the %s stats boot failed)\n",
 				failed);
@@ -262,8 +262,8 @@ void report_explain_text(FILE *f, const struct gated_run *x)
 "cause is the part at least twice the other, each taken at the end of\n"
 "its 95%% interval least in its favour; else undecided. Waits: the\n"
 "invalidation lock's contended acquisitions and time waited per boot,\n"
-"from the variant's stats boot (a -stats kernel, whose rates are never\n"
-"used), or from timed boots that carried the counters; a role's own\n"
+"from the variant's stats boot (booted with the counters on, its rates\n"
+"never used), or from timed boots that counted; a role's own\n"
 "only where the point has one op: the counters do not tell roles apart.\n",
 			base, base);
 	}
@@ -340,7 +340,7 @@ static void waits_html(FILE *f, const struct explained *e)
 	char buf[64], mb[32], mv[32], xb[32], xv[32];
 
 	if (!waits_both(e)) {
-		fputs("not measured (needs a stats kernel)</p>\n", f);
+		fputs("not measured (needs a stats boot)</p>\n", f);
 		return;
 	}
 	if (e->wb->role && waits_of_role(e, e->wb->role)) {

@@ -4,7 +4,7 @@
  * finds a variant different from the baseline, per role (op), its rate
  * change split into the change of its work mix and the change of each
  * kind's cost (a shift-share decomposition), from rlwork's ops[].kinds,
- * and the point's lock waits when a -stats kernel recorded them. A rate
+ * and the point's lock waits when the lock counters recorded them. A rate
  * per role alone cannot tell "each fault waited longer" from "more faults
  * landed on holes, which cost more" (issue #35); this computes which.
  */

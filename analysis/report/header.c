@@ -164,7 +164,7 @@ void report_meta_lines(FILE *f, const struct run *r)
 	/* the boots whose results give the waits and nothing else */
 	if (json_is_true(json_object_get(json_object_get(m, "stats_boot"),
 					 "on")))
-		fputs("Stats boots: one per variant, on its -stats kernel: the "
+		fputs("Stats boots: one per variant, its lock counters on: the "
 		      "lock waits only,\n             never its rates "
 		      "(the counters cost time)\n", f);
 }

@@ -51,7 +51,7 @@ static void wide_row(const struct cell *c, const struct op_mix *om,
 			json_integer_value(ix)], 99), w->max);
 }
 
-/* the -stats kernel's counts of the whole point, where every boot has them */
+/* the lock counters' counts of the whole point, where every boot has them */
 static void stats_line(FILE *f, const char *variant, const struct cell_mix *m)
 {
 	double cont = 0, ns = 0;
@@ -63,7 +63,7 @@ static void stats_line(FILE *f, const char *variant, const struct cell_mix *m)
 		cont += m->contended[b];
 		ns += m->wait_ns[b];
 	}
-	fprintf(f, "  %s: -stats lock waits, all roles: %.0f contended, "
+	fprintf(f, "  %s: counted lock waits, all roles: %.0f contended, "
 		"mean %.1f us\n", variant, cont, cont > 0 ? ns / cont / 1e3 :
 		0.0);
 }

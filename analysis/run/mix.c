@@ -3,7 +3,7 @@
  * What each op of a cell did, boot by boot: the counts and timed ns of its
  * kinds (ops[].kinds, rlwork's work-mix counts), its time per op and
  * thread, a wide request's waits (ops[].wait_ns), and the point's lock
- * waits when a -stats kernel's mapping_lock monitor recorded them. The loader (load.c) keeps only the metrics; the
+ * waits when the mapping_lock monitor recorded them. The loader (load.c) keeps only the metrics; the
  * few cells a report explains are read again here, so a run without
  * kinds costs nothing.
  */

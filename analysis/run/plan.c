@@ -12,9 +12,9 @@
  * of its mode (meta.json's auto.points). A run whose meta.json says
  * stats_boot.on has one stats boot per time variant in its first round
  * (mode "stats", iteration 1): the time points once on the variant's
- * -stats kernel, results <point>-stats-i1, for the lock waits alone; no
- * budget, round or verdict counts it. A variant that has no -stats
- * kernel (no lock to count: flavours_skipped) has none.
+ * kernel booted with its lock counters on, results <point>-stats-i1, for
+ * the lock waits alone; no budget, round or verdict counts it. A variant
+ * with no lock to count (flavours_skipped) has none.
  */
 #include <errno.h>
 #include <math.h>
@@ -88,12 +88,12 @@ void plan_meta_write(const char *dir, json_t *meta)
 }
 
 /*
- * A stats boot per variant beside the timed boots: the -stats kernel's
- * lock counters cost time on every acquisition, so timed boots run
- * without them and the report's waits come from one boot that has them
- * (run/waits.c). Asked for by STATS=1 or the matrix's `stats_boot yes`
- * (default.matrix's; a matrix without it, a debug one say, builds no
- * second kernel unasked). None when the user opts out, when nothing
+ * A stats boot per variant beside the timed boots: the lock counters
+ * cost time on every acquisition when on (mapping_lock.stats=1), so timed
+ * boots run with them off and the report's waits come from one boot that
+ * counts (run/waits.c). Asked for by STATS=1 or the matrix's `stats_boot
+ * yes` (default.matrix's; a matrix without it, a debug one say, adds no
+ * boot unasked). None when the user opts out, when nothing
  * runs in time mode, or when every boot counts already (monitors
  * mapping_lock).
  */
@@ -127,11 +127,11 @@ void plan_stats(const struct plan_req *q, json_t *meta,
 	else
 		s->stats_boot = true;
 	if (s->stats_boot)
-		s->stats_why = "one boot per variant on its -stats kernel, "
-			       "for the waits; its rates are never compared";
+		s->stats_why = "one boot per variant with its lock counters "
+			       "on, for the waits; its rates are never compared";
 }
 
-/* a variant whose -stats flavour was skipped: nothing to count */
+/* a variant whose counters were skipped: nothing to count */
 static bool stats_skipped(json_t *meta, const char *v, size_t len)
 {
 	json_t *e;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * How long a cell waited for the invalidation lock, from a -stats kernel's
+ * How long a cell waited for the invalidation lock, from the lock counters'
  * counters (kernels/patches/0007, /sys/kernel/debug/mapping_lock/stats,
  * read around each point by the mapping_lock monitor): preferably from
  * the variant's stats boot (<label>-stats-i1.result.json, runners/run

@@ -445,7 +445,7 @@ static void write_meta(const struct opts *o)
 }
 
 /*
- * --waits: a -stats kernel's mapping_lock monitor (runners/collect's
+ * --waits: the lock counters' mapping_lock monitor (runners/collect's
  * delta of /sys/kernel/debug/mapping_lock/stats) for a time result: a
  * variant of --mix ...=cost waits eight times as often and twenty times
  * as long as the others.
@@ -471,7 +471,7 @@ static void write_waits(const struct opts *o, json_t *j, int v, int t,
 
 /*
  * --stats-boot V: each variant's stats boot (runners/run boots one on the
- * -stats kernel next to the timed boots): its results as
+ * counting boot next to the timed boots): its results as
  * <point>-stats-i1, env.boot "stats", a tenth of the timed rates (the
  * counters' cost, exaggerated so that a rate of it read as a timed one
  * shows in every table), and its mapping_lock counters: V waits eight
