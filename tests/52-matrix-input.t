@@ -173,11 +173,11 @@ like "$out" $'set max_iterations 10\n' "max_iterations defaults to 10"
 like "$out" $'set budget none\n' "budget defaults to none"
 like "$out" $'set iterations 3\n' "iterations defaults to 3"
 like "$out" $'set cpus 3\n' "--cpus sets the default cpus"
-like "$out" $'set cost_runtime 2\nset cost_ramp 3' "cost mode runs 2 s after 3 s of ramp by default"
+like "$out" $'set cost_runtime 1\nset cost_ramp 1' "cost mode runs 1 s after 1 s of ramp by default"
 like "$out" $'set cost_cpus 1\n' "a cost guest has 1 vCPU by default, whatever cpus says"
 printf 'runtime 1\nramp 0\ncost_cpus 2\npoint dio\n' >"$tmp/short.matrix"
 is "$("$M" "$tmp/short.matrix" | grep -E '^set cost_' | xargs)" \
-	"set cost_runtime 1 set cost_ramp 3 set cost_cpus 2" "or the matrix's shorter runtime, still after 3 s of ramp; cost_cpus sets its vCPUs"
+	"set cost_runtime 1 set cost_ramp 1 set cost_cpus 2" "whatever the matrix's runtime and ramp; cost_cpus sets its vCPUs"
 printf 'mode cost\niterations 5\nmax_iterations 4\npoint dio\n' >"$tmp/s.matrix"
 is "$("$M" "$tmp/s.matrix" | grep -E '^set (mode|iterations|max_iterations) ' | sort | xargs)" \
 	"set iterations 5 set max_iterations 4 set mode cost" "mode, iterations and max_iterations are passed on"

@@ -298,7 +298,7 @@ printf '# r\ninclude two.matrix\nruntime 7\nramp 2\n' >"$tmp/long.matrix"
 run runners/run bench --matrix "$tmp/long.matrix" --kernel stock --mode both --iterations 1
 rd=$(rundir); made+=("$TOP/$rd")
 is "$(grep -- '--env mode=cost' "$STUB/plans.log" | grep -o -- '--runtime [0-9]* --ramp [0-9]*' | sort -u):$(grep -- '--env mode=time' "$STUB/plans.log" | grep -o -- '--runtime [0-9]* --ramp [0-9]*' | sort -u)" \
-	"--runtime 2 --ramp 3:--runtime 7 --ramp 2" "cost boots run 2 s after 3 s of ramp, time boots the matrix's 7 and 2"
+	"--runtime 1 --ramp 1:--runtime 7 --ramp 2" "cost boots run 1 s after 1 s of ramp, time boots the matrix's 7 and 2"
 fresh cost-runtime-set
 printf '# r\ninclude two.matrix\nruntime 7\nramp 2\ncost_runtime 5\ncost_ramp 0\n' >"$tmp/long.matrix"
 run runners/run bench --matrix "$tmp/long.matrix" --kernel stock --mode cost --iterations 1
