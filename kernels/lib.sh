@@ -123,13 +123,20 @@ kl_names() {
 }
 
 # kl_fragments: the config fragments of KL_VARIANT and KL_FEATURES, in
-# the order they are merged (a feature's after its variant's), one a line.
+# the order they are merged (a feature's after its variant's), one a line,
+# then the lock counters for a variant with a lock: off unless the kernel
+# is booted with mapping_lock.stats=1, they cost a never-taken static
+# branch per acquisition and release, alike on every variant, so one
+# build serves the timed boots and the stats boot.  The no-lock variant
+# has none.
 kl_fragments() {
 	local f
 	echo "$KL_DIR/configs/$KL_VARIANT.config"
 	for f in ${KL_FEATURES[@]+"${KL_FEATURES[@]}"}; do
 		echo "$KL_DIR/configs/feature-$f.config"
 	done
+	grep -q '^CONFIG_MAPPING_LOCK_NONE=y' "$KL_DIR/configs/$KL_VARIANT.config" ||
+		echo "$KL_DIR/configs/stats.config"
 }
 
 # kl_series DIR: set KL_SERIES to the patches to apply, in order: those
