@@ -6,7 +6,7 @@
 # by guest-init before any point) against a stand-in command line and
 # /sys/kernel/mapping_lock: the strategy and exactly the features asked.
 . "$(dirname "$0")/lib/tap.sh"
-plan 14
+plan 15
 make -s -C workloads >/dev/null || bail_out "rlwork does not build"
 
 tmp=$(mktemp -d)
@@ -27,6 +27,8 @@ run "$tmp/runners/initramfs"
 like "$RC:$OUT" "^0:$tmp/cache/initramfs/rlbench-[0-9a-f]+\.cpio\.gz$" "the static rlwork is packed"
 ok "$(zcat "${OUT#0:}" | cpio -it --quiet 2>/dev/null | grep -qx guest-check.sh; echo $?)" \
 	"the image holds the kernel check"
+ok "$(zcat "${OUT#0:}" | cpio -it --quiet 2>/dev/null | grep -qx sbin/e2fsck; echo $?)" \
+	"and the static e2fsck that checks a memory device's ext4"
 ok "$(grep -q '^\. /guest-check\.sh$' runners/guest-init && grep -q 'kernel_mismatch /proc/cmdline /sys/kernel/mapping_lock' runners/guest-init; echo $?)" \
 	"and guest-init runs it on /proc/cmdline and /sys/kernel/mapping_lock"
 
